@@ -1,0 +1,15 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// pbaccel.h: the one header a user includes.
+//
+// pbaccel parses the protobuf wire format fast where upstream protobuf is slowest, packed repeated
+// scalar fields, and returns exactly what upstream protobuf would have produced.
+//
+//   #include "pbaccel/pbaccel.h"
+
+#ifndef PBACCEL_PBACCEL_H_
+#define PBACCEL_PBACCEL_H_
+
+#include "pbaccel/cpu_features.h"  // IWYU pragma: export
+
+#endif  // PBACCEL_PBACCEL_H_
