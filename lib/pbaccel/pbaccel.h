@@ -10,6 +10,8 @@
 #ifndef PBACCEL_PBACCEL_H_
 #define PBACCEL_PBACCEL_H_
 
-#include "pbaccel/cpu_features.h"  // IWYU pragma: export
+#include "pbaccel/cpu_features.h"   // IWYU pragma: export
+#include "pbaccel/kernels.h"        // IWYU pragma: export
+#include "pbaccel/packed_varint.h"  // IWYU pragma: export
 
 #endif  // PBACCEL_PBACCEL_H_

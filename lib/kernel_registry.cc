@@ -1,0 +1,183 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// The kernel registry and the dispatch policy. Adding a kernel: one file in parsers/, its
+// pbaccel_kernel() target in parsers/BUILD and //lib:kernel_registry's deps, and one entry below.
+
+#include "pbaccel/internal/kernel_registry.h"
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "pbaccel/kernels.h"
+
+namespace pbaccel {
+namespace internal {
+
+// Defined in parsers/<name>.cc.
+extern const KernelDescriptor kScalarKernel;
+extern const KernelDescriptor kPortableKernel;
+
+// --- Policy rules -------------------------------------------------------------------------------
+// The policy is per microarchitecture, not per feature flag: a CPU may report an extension that it
+// executes so slowly that the kernel using it loses to a plainer one. Each rule states its evidence.
+
+// AMD implemented PEXT/PDEP in microcode before Zen 3: on Excavator (family 0x15) and Zen 1/Zen+/
+// Zen 2 (family 0x17, and Hygon's 0x18) one PEXT takes 18 uops and a data-dependent 8-300 cycles
+// (Agner Fog's instruction tables; uops.info), against 3 cycles on Intel since Haswell and on Zen 3
+// and later (family 0x19+). A PEXT-per-word kernel there is several times slower than scalar code.
+bool PextIsMicrocoded(const CpuInfo& cpu) {
+  return cpu.vendor == CpuVendor::kAmd && cpu.family >= 0x15 && cpu.family <= 0x18;
+}
+
+// Intel Skylake-SP/Skylake-X, Cascade Lake and Cooper Lake (family 6, model 0x55) drop the core's
+// clock by one or two license levels while 512-bit instructions run, and keep it down for about
+// 2 ms afterwards (Intel Optimization Manual §2.5.3; Lemire, "AVX-512: when and how to use these
+// new instructions", 2018). A server that decodes one packed field between other work would pay
+// that on all of it; this is also upstream protobuf's standing objection to AVX-512 decoders.
+// Ice Lake and later Intel cores, and AMD Zen 4/5, show no meaningful license drop.
+bool Avx512LowersClock(const CpuInfo& cpu) {
+  return cpu.vendor == CpuVendor::kIntel && cpu.family == 6 && cpu.model == 0x55;
+}
+
+namespace {
+
+// Veto functions for registry entries (later kernels use them: the PEXT kernel vetoes on
+// PextIsMicrocoded, the 512-bit kernel on Avx512LowersClock).
+[[maybe_unused]] const char* VetoSlowPext(const CpuInfo& cpu) {
+  return PextIsMicrocoded(cpu) ? "PEXT/PDEP are microcoded on this CPU (AMD before Zen 3)" : nullptr;
+}
+
+[[maybe_unused]] const char* VetoClockDrop(const CpuInfo& cpu) {
+  return Avx512LowersClock(cpu)
+             ? "512-bit instructions lower the core clock on this CPU (Skylake-SP/Cascade Lake)"
+             : nullptr;
+}
+
+// Priority order: the first entry the CPU supports and no rule vetoes wins.
+const KernelEntry kRegistry[] = {
+    {&kPortableKernel, 0, nullptr},
+    {&kScalarKernel, 0, nullptr},
+};
+
+// PBACCEL_KERNEL override and ScopedKernelOverride: the kernel to use instead of the automatic
+// choice, or nullptr.
+std::atomic<const KernelDescriptor*> g_override{nullptr};
+
+std::string KnownNames() {
+  std::vector<absl::string_view> names;
+  for (const KernelEntry& e : kRegistry) names.push_back(e.kernel->name);
+  return absl::StrJoin(names, ", ");
+}
+
+const KernelEntry& AutoSelect(const CpuInfo& cpu) {
+  for (const KernelEntry& e : kRegistry) {
+    if (cpu.Has(e.required_features) && (e.veto == nullptr || e.veto(cpu) == nullptr)) return e;
+  }
+  return kRegistry[sizeof(kRegistry) / sizeof(kRegistry[0]) - 1];  // scalar runs anywhere.
+}
+
+const KernelDescriptor* ResolveFromEnvironment() {
+  const char* env = std::getenv("PBACCEL_KERNEL");
+  std::string warning;
+  const KernelEntry& chosen = SelectKernel(DetectedCpu(), env == nullptr ? "" : env, &warning);
+  // The library's only output: a misconfiguration must be visible, and must not be fatal.
+  if (!warning.empty()) std::fprintf(stderr, "pbaccel: %s\n", warning.c_str());
+  return chosen.kernel;
+}
+
+const KernelDescriptor& AutoKernel() {
+  static const KernelDescriptor* const kernel = ResolveFromEnvironment();  // Once, thread-safe.
+  return *kernel;
+}
+
+}  // namespace
+
+absl::Span<const KernelEntry> KernelRegistry() { return kRegistry; }
+
+const KernelEntry* FindKernel(absl::string_view name) {
+  for (const KernelEntry& e : kRegistry) {
+    if (name == e.kernel->name) return &e;
+  }
+  return nullptr;
+}
+
+const KernelEntry& SelectKernel(const CpuInfo& cpu, absl::string_view requested,
+                                std::string* warning) {
+  warning->clear();
+  const KernelEntry& automatic = AutoSelect(cpu);
+  if (requested.empty() || requested == "auto") return automatic;
+  const KernelEntry* entry = FindKernel(requested);
+  if (entry == nullptr) {
+    *warning = absl::StrCat("PBACCEL_KERNEL=", requested, " is not a kernel (known: ", KnownNames(),
+                            ", auto); using the automatic choice '", automatic.kernel->name, "'");
+    return automatic;
+  }
+  if (!cpu.Has(entry->required_features)) {
+    *warning = absl::StrCat("PBACCEL_KERNEL=", requested, ": this CPU lacks ",
+                            CpuFeatureNames(entry->required_features & ~cpu.features),
+                            "; using the automatic choice '", automatic.kernel->name, "'");
+    return automatic;
+  }
+  return *entry;  // An explicit request overrides policy vetoes: the user asked for it.
+}
+
+const KernelDescriptor& ActiveKernel() {
+  const KernelDescriptor* forced = g_override.load(std::memory_order_acquire);
+  return forced != nullptr ? *forced : AutoKernel();
+}
+
+}  // namespace internal
+
+std::vector<KernelInfo> DescribeKernels() {
+  const CpuInfo& cpu = DetectedCpu();
+  std::vector<KernelInfo> out;
+  for (const internal::KernelEntry& e : internal::KernelRegistry()) {
+    KernelInfo info;
+    info.name = e.kernel->name;
+    info.summary = e.kernel->summary;
+    info.supported = cpu.Has(e.required_features);
+    if (!info.supported) info.missing_features = CpuFeatureNames(e.required_features & ~cpu.features);
+    const char* veto = info.supported && e.veto != nullptr ? e.veto(cpu) : nullptr;
+    info.auto_selectable = info.supported && veto == nullptr;
+    if (veto != nullptr) info.veto = veto;
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+std::vector<absl::string_view> SupportedKernels() {
+  std::vector<absl::string_view> out;
+  const CpuInfo& cpu = DetectedCpu();
+  for (const internal::KernelEntry& e : internal::KernelRegistry()) {
+    if (cpu.Has(e.required_features)) out.push_back(e.kernel->name);
+  }
+  return out;
+}
+
+absl::string_view ActiveKernelName() { return internal::ActiveKernel().name; }
+
+absl::string_view AutoSelectedKernelName() {
+  std::string unused;
+  return internal::SelectKernel(DetectedCpu(), "", &unused).kernel->name;
+}
+
+ScopedKernelOverride::ScopedKernelOverride(absl::string_view name) {
+  const internal::KernelEntry* entry = internal::FindKernel(name);
+  if (entry == nullptr || !DetectedCpu().Has(entry->required_features)) return;
+  ok_ = true;
+  previous_ = internal::g_override.exchange(entry->kernel, std::memory_order_acq_rel);
+}
+
+ScopedKernelOverride::~ScopedKernelOverride() {
+  if (ok_) {
+    internal::g_override.store(static_cast<const internal::KernelDescriptor*>(previous_),
+                               std::memory_order_release);
+  }
+}
+
+}  // namespace pbaccel

@@ -1,0 +1,157 @@
+// Copyright 2026 The pbaccel Authors.
+
+#include "pbaccel/packed_varint.h"
+
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "parsers/kernel_abi.h"
+#include "pbaccel/internal/kernel_registry.h"
+#include "pbaccel/internal/varint_status.h"
+
+namespace pbaccel {
+namespace internal {
+namespace {
+
+// The small-payload path, compiled here at baseline (no dispatch, no tables): the same bounded
+// loop every kernel uses for its tail.
+#include "parsers/varint_format-inl.h"
+#include "parsers/varint_scalar-inl.h"
+
+const uint8_t* Bytes(absl::string_view s) { return reinterpret_cast<const uint8_t*>(s.data()); }
+
+size_t CountSmall(const uint8_t* p, const uint8_t* end) {
+  size_t count = 0;
+  for (; p < end; ++p) count += *p < 0x80;
+  return count;
+}
+
+template <VarintFormat F>
+DecodeResult DecodeSmall(const uint8_t* p, const uint8_t* end, void* out, size_t cap,
+                         uint64_t delta_base, bool strict) {
+  OutputSink<F> sink(out, delta_base);
+  return strict ? DecodeTail<F, true>(p, end, sink, 0, cap)
+                : DecodeTail<F, false>(p, end, sink, 0, cap);
+}
+
+// Appends the payload's values to `field`: count, reserve once, decode in place.
+template <VarintFormat F, typename T>
+absl::Status Append(absl::string_view payload, RepeatedField<T>* field, uint64_t delta_base,
+                    DecodeOptions options) {
+  static_assert(std::is_same_v<T, typename FormatTraits<F>::Out>, "field type must match format");
+  if (payload.empty()) return absl::OkStatus();
+  const uint8_t* const begin = Bytes(payload);
+  const uint8_t* const end = begin + payload.size();
+  const bool small = payload.size() < kSmallPayloadBytes;
+  const KernelDescriptor* kernel = small ? nullptr : &ActiveKernel();
+
+  const size_t count = small ? CountSmall(begin, end) : kernel->count_terminators(begin, end);
+  const int old_size = field->size();
+  if (count > static_cast<size_t>(INT_MAX - old_size)) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("packed varint payload holds ", count, " values; a RepeatedField of ",
+                     old_size, " elements cannot take them (INT_MAX limit)"));
+  }
+  if (count == 0) {
+    return VarintErrorStatus(ClassifyUnterminatedTail(begin, end), 0, payload.size(), F);
+  }
+
+  field->Reserve(old_size + static_cast<int>(count));
+  T* out = field->AddNAlreadyReserved(static_cast<int>(count));
+  const DecodeResult r =
+      small ? DecodeSmall<F>(begin, end, out, count, delta_base, options.strict)
+            : kernel->Decoder(F, options.strict)(begin, end, out, count, delta_base);
+  if (r.status == DecodeStatus::kOk) return absl::OkStatus();
+  field->Truncate(old_size);
+  // `count` is the number of terminator bytes, so filling it with bytes left over means those
+  // bytes hold no terminator: the payload ends inside a varint.
+  const DecodeStatus status =
+      r.status == DecodeStatus::kOutputFull ? ClassifyUnterminatedTail(r.pos, end) : r.status;
+  return VarintErrorStatus(status, static_cast<size_t>(r.pos - begin), payload.size(), F);
+}
+
+// Decodes into the caller's buffer.
+template <VarintFormat F, typename T>
+absl::StatusOr<size_t> DecodeInto(absl::string_view payload, absl::Span<T> out,
+                                  uint64_t delta_base, DecodeOptions options) {
+  static_assert(std::is_same_v<T, typename FormatTraits<F>::Out>, "buffer type must match format");
+  const uint8_t* const begin = Bytes(payload);
+  const uint8_t* const end = begin + payload.size();
+  const DecodeFn decode = payload.size() < kSmallPayloadBytes
+                              ? nullptr
+                              : ActiveKernel().Decoder(F, options.strict);
+  const DecodeResult r =
+      decode == nullptr ? DecodeSmall<F>(begin, end, out.data(), out.size(), delta_base,
+                                         options.strict)
+                        : decode(begin, end, out.data(), out.size(), delta_base);
+  if (r.status == DecodeStatus::kOk) return r.count;
+  if (r.status != DecodeStatus::kOutputFull) {
+    return VarintErrorStatus(r.status, static_cast<size_t>(r.pos - begin), payload.size(), F);
+  }
+  // The buffer is full: finish validating the rest so the error says what is really wrong (a
+  // malformed remainder is kInvalidArgument; a well-formed one is kResourceExhausted).
+  T scratch[64];
+  size_t total = r.count;
+  DecodeResult rest = r;
+  do {
+    rest = DecodeSmall<F>(rest.pos, end, scratch, 64, 0, options.strict);
+    total += rest.count;
+  } while (rest.status == DecodeStatus::kOutputFull);
+  if (rest.status != DecodeStatus::kOk) {
+    return VarintErrorStatus(rest.status, static_cast<size_t>(rest.pos - begin), payload.size(), F);
+  }
+  return absl::ResourceExhaustedError(absl::StrCat("packed varint payload holds ", total,
+                                                   " values; the output has room for ",
+                                                   out.size()));
+}
+
+}  // namespace
+}  // namespace internal
+
+using internal::VarintFormat;
+
+#define PBACCEL_DEFINE_DECODERS(Name, Format, T)                                            \
+  absl::Status DecodePacked##Name(absl::string_view payload, RepeatedField<T>* field,      \
+                                  DecodeOptions options) {                                 \
+    return internal::Append<VarintFormat::Format>(payload, field, 0, options);             \
+  }                                                                                         \
+  absl::StatusOr<size_t> DecodePacked##Name(absl::string_view payload, absl::Span<T> out,  \
+                                            DecodeOptions options) {                       \
+    return internal::DecodeInto<VarintFormat::Format>(payload, out, 0, options);           \
+  }
+
+PBACCEL_DEFINE_DECODERS(Int32, kInt32, int32_t)
+PBACCEL_DEFINE_DECODERS(Int64, kInt64, int64_t)
+PBACCEL_DEFINE_DECODERS(UInt32, kUInt32, uint32_t)
+PBACCEL_DEFINE_DECODERS(UInt64, kUInt64, uint64_t)
+PBACCEL_DEFINE_DECODERS(SInt32, kSInt32, int32_t)
+PBACCEL_DEFINE_DECODERS(SInt64, kSInt64, int64_t)
+PBACCEL_DEFINE_DECODERS(Bool, kBool, bool)
+PBACCEL_DEFINE_DECODERS(Enum, kInt32, int)
+#undef PBACCEL_DEFINE_DECODERS
+
+absl::Status DecodePackedDeltaUInt32(absl::string_view payload, RepeatedField<uint32_t>* field,
+                                     uint32_t initial, DecodeOptions options) {
+  return internal::Append<VarintFormat::kDeltaUInt32>(payload, field, initial, options);
+}
+absl::Status DecodePackedDeltaUInt64(absl::string_view payload, RepeatedField<uint64_t>* field,
+                                     uint64_t initial, DecodeOptions options) {
+  return internal::Append<VarintFormat::kDeltaUInt64>(payload, field, initial, options);
+}
+absl::StatusOr<size_t> DecodePackedDeltaUInt32(absl::string_view payload,
+                                               absl::Span<uint32_t> out, uint32_t initial,
+                                               DecodeOptions options) {
+  return internal::DecodeInto<VarintFormat::kDeltaUInt32>(payload, out, initial, options);
+}
+absl::StatusOr<size_t> DecodePackedDeltaUInt64(absl::string_view payload,
+                                               absl::Span<uint64_t> out, uint64_t initial,
+                                               DecodeOptions options) {
+  return internal::DecodeInto<VarintFormat::kDeltaUInt64>(payload, out, initial, options);
+}
+
+}  // namespace pbaccel

@@ -1,0 +1,53 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// Internal view of the kernel registry: the entries, the dispatch policy as a pure function of a
+// CpuInfo (so tests can exercise every rule on one machine), and the active kernel.
+
+#ifndef PBACCEL_INTERNAL_KERNEL_REGISTRY_H_
+#define PBACCEL_INTERNAL_KERNEL_REGISTRY_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "parsers/kernel_abi.h"
+#include "pbaccel/cpu_features.h"
+
+namespace pbaccel {
+namespace internal {
+
+struct KernelEntry {
+  const KernelDescriptor* kernel;
+  uint32_t required_features;  // CpuFeature bits the kernel's instructions need.
+  // The reason auto-selection must skip this kernel on `cpu` although the CPU can run it, or
+  // nullptr. Each rule is a function below kRegistry in kernel_registry.cc, with its evidence.
+  const char* (*veto)(const CpuInfo& cpu);
+};
+
+// All kernels compiled into this build, in priority order (fastest first, "scalar" last).
+absl::Span<const KernelEntry> KernelRegistry();
+
+// The entry named `name`, or nullptr.
+const KernelEntry* FindKernel(absl::string_view name);
+
+// The dispatch policy: the kernel for `cpu` given the value of PBACCEL_KERNEL (`requested`, empty
+// or "auto" for automatic). When `requested` cannot be honoured, *warning receives the one-line
+// explanation to print; otherwise it is left empty.
+const KernelEntry& SelectKernel(const CpuInfo& cpu, absl::string_view requested,
+                                std::string* warning);
+
+// Policy rules, exposed for tests.
+// PEXT/PDEP are microcoded on AMD before Zen 3 (families 0x15-0x18).
+bool PextIsMicrocoded(const CpuInfo& cpu);
+// 512-bit instructions lower the core clock on Intel Skylake-SP/-X, Cascade Lake, Cooper Lake.
+bool Avx512LowersClock(const CpuInfo& cpu);
+
+// The kernel to decode with now. Cheap (an atomic load and an initialized-static check); callers
+// fetch it once per payload, never per varint.
+const KernelDescriptor& ActiveKernel();
+
+}  // namespace internal
+}  // namespace pbaccel
+
+#endif  // PBACCEL_INTERNAL_KERNEL_REGISTRY_H_

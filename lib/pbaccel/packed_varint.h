@@ -1,0 +1,134 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// packed_varint.h: decoding the payload of a packed repeated varint field.
+//
+// A packed repeated field of a varint type (int32, int64, uint32, uint64, sint32, sint64, bool,
+// enum) is one length-delimited record on the wire; its payload, the bytes after the tag and the
+// length, is a run of concatenated varints. These functions decode such a payload with the kernel
+// chosen for this CPU (pbaccel/kernels.h) and return exactly what upstream protobuf's parser puts
+// in the field:
+//
+//   * each varint has 1 to 10 bytes; bits past bit 63 (in a 10th byte) are dropped;
+//   * 32-bit types keep the low 32 bits (a negative int32 or enum is a 10-byte varint; a uint32
+//     field accepts a 64-bit varint and keeps its low half); sint32/sint64 are zigzag-decoded;
+//     bool is true for any non-zero varint;
+//   * non-canonical encodings (0x80 0x00 for 0) are accepted;
+//   * a varint that does not end within 10 bytes, or a payload that ends inside a varint, is an
+//     error.
+//
+// Strict mode (DecodeOptions::strict) also rejects a varint whose value does not fit the field's
+// type, as upb and the protobuf conformance tests expect of validating parsers: bits past bit 63;
+// for uint32/sint32 a value of 2^32 or more; for int32/enum a value other than the 64-bit sign
+// extension of an int32; for bool a value other than 0 or 1.
+//
+// Two forms per type:
+//
+//   absl::Status DecodePackedT(payload, RepeatedField<T>* field, options)
+//       Appends the payload's values to `field`. Counts the varints first (a fast bulk count),
+//       reserves exactly that many, then decodes straight into the field's storage: one
+//       allocation at most, never more elements than the payload has bytes.
+//       On error `field` holds exactly the elements it held before (its capacity may have grown).
+//
+//   absl::StatusOr<size_t> DecodePackedT(payload, absl::Span<T> out, options)
+//       Decodes into a caller's buffer and returns the number of values. If the payload holds more
+//       values than `out` has room for, returns kResourceExhausted (saying how many it holds).
+//       On error the contents of `out` are unspecified.
+//
+// Errors (absl::Status codes):
+//   kInvalidArgument   malformed payload: the message names the problem and its byte offset in
+//                      the payload, e.g. "varint at byte offset 17 does not end within 10 bytes";
+//   kResourceExhausted the output cannot hold the values (Span form; or a RepeatedField would
+//                      exceed INT_MAX elements).
+//
+// Bounds: reads exactly the bytes of `payload`, never one past its end (every kernel guarantees
+// it; tests place payloads against an inaccessible page).
+//
+// Cost: O(payload bytes). Each call fetches the dispatched kernel once; payloads shorter than
+// kSmallPayloadBytes skip dispatch and decode in a simple inline loop, so tiny fields (the common
+// case in real messages) pay nothing for the bulk machinery. Thread-safe: concurrent calls on
+// different outputs are fine.
+
+#ifndef PBACCEL_PACKED_VARINT_H_
+#define PBACCEL_PACKED_VARINT_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "google/protobuf/repeated_field.h"
+
+namespace pbaccel {
+
+struct DecodeOptions {
+  // false (default): exactly upstream protobuf C++'s acceptance rules.
+  // true: also reject varints whose value overflows the field's type (see above).
+  bool strict = false;
+};
+
+// Payloads shorter than this many bytes skip kernel dispatch (see "Cost" above). Measured with
+// //bench:kernels_bench (BM_Decode/*/8): below it the bulk kernels' setup outweighs their speed.
+inline constexpr size_t kSmallPayloadBytes = 16;
+
+template <typename T>
+using RepeatedField = google::protobuf::RepeatedField<T>;
+
+// --- Append to a RepeatedField -------------------------------------------------------------------
+
+absl::Status DecodePackedInt32(absl::string_view payload, RepeatedField<int32_t>* field,
+                               DecodeOptions options = {});
+absl::Status DecodePackedInt64(absl::string_view payload, RepeatedField<int64_t>* field,
+                               DecodeOptions options = {});
+absl::Status DecodePackedUInt32(absl::string_view payload, RepeatedField<uint32_t>* field,
+                                DecodeOptions options = {});
+absl::Status DecodePackedUInt64(absl::string_view payload, RepeatedField<uint64_t>* field,
+                                DecodeOptions options = {});
+absl::Status DecodePackedSInt32(absl::string_view payload, RepeatedField<int32_t>* field,
+                                DecodeOptions options = {});
+absl::Status DecodePackedSInt64(absl::string_view payload, RepeatedField<int64_t>* field,
+                                DecodeOptions options = {});
+absl::Status DecodePackedBool(absl::string_view payload, RepeatedField<bool>* field,
+                              DecodeOptions options = {});
+// Enum fields, open or closed, as their int32 values (generated code's RepeatedField<int>). This
+// keeps every value; a proto2 closed enum's unknown values are the message parser's business.
+absl::Status DecodePackedEnum(absl::string_view payload, RepeatedField<int>* field,
+                              DecodeOptions options = {});
+
+// Differential coding (delta): the payload holds gaps g[0], g[1], ... and the appended values are
+// their running sum, initial + g[0], initial + g[0] + g[1], ... modulo 2^32 (2^64). The classic
+// encoding of sorted id lists. Decoded in one fused pass.
+absl::Status DecodePackedDeltaUInt32(absl::string_view payload, RepeatedField<uint32_t>* field,
+                                     uint32_t initial = 0, DecodeOptions options = {});
+absl::Status DecodePackedDeltaUInt64(absl::string_view payload, RepeatedField<uint64_t>* field,
+                                     uint64_t initial = 0, DecodeOptions options = {});
+
+// --- Decode into a caller's buffer ---------------------------------------------------------------
+
+absl::StatusOr<size_t> DecodePackedInt32(absl::string_view payload, absl::Span<int32_t> out,
+                                         DecodeOptions options = {});
+absl::StatusOr<size_t> DecodePackedInt64(absl::string_view payload, absl::Span<int64_t> out,
+                                         DecodeOptions options = {});
+absl::StatusOr<size_t> DecodePackedUInt32(absl::string_view payload, absl::Span<uint32_t> out,
+                                          DecodeOptions options = {});
+absl::StatusOr<size_t> DecodePackedUInt64(absl::string_view payload, absl::Span<uint64_t> out,
+                                          DecodeOptions options = {});
+absl::StatusOr<size_t> DecodePackedSInt32(absl::string_view payload, absl::Span<int32_t> out,
+                                          DecodeOptions options = {});
+absl::StatusOr<size_t> DecodePackedSInt64(absl::string_view payload, absl::Span<int64_t> out,
+                                          DecodeOptions options = {});
+absl::StatusOr<size_t> DecodePackedBool(absl::string_view payload, absl::Span<bool> out,
+                                        DecodeOptions options = {});
+absl::StatusOr<size_t> DecodePackedEnum(absl::string_view payload, absl::Span<int> out,
+                                        DecodeOptions options = {});
+absl::StatusOr<size_t> DecodePackedDeltaUInt32(absl::string_view payload,
+                                               absl::Span<uint32_t> out, uint32_t initial = 0,
+                                               DecodeOptions options = {});
+absl::StatusOr<size_t> DecodePackedDeltaUInt64(absl::string_view payload,
+                                               absl::Span<uint64_t> out, uint64_t initial = 0,
+                                               DecodeOptions options = {});
+
+}  // namespace pbaccel
+
+#endif  // PBACCEL_PACKED_VARINT_H_

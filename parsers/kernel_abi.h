@@ -1,0 +1,111 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// kernel_abi.h: the interface every packed-varint decoding kernel implements.
+//
+// A packed repeated field's payload is a run of concatenated LEB128 varints with no tag and no
+// length of their own. A kernel turns such a payload into integers of one of the formats below,
+// with protobuf's semantics (google/protobuf/parse_context.h, VarintParse and
+// ReadPackedVarintArray):
+//
+//   * A varint has 1 to 10 bytes. Byte i contributes its low 7 bits at bit 7*i; the high bit says
+//     another byte follows. Bits beyond bit 63 (in the 10th byte) are dropped.
+//   * A varint whose 10th byte still has its continuation bit set is an error (kTooLong).
+//   * A payload that ends inside a varint is an error (kTruncated).
+//   * Non-canonical encodings (e.g. 0x80 0x00 for 0) are accepted.
+//   * The value is then narrowed to the field: 32-bit formats keep the low 32 bits (a negative
+//     int32 arrives as a 10-byte varint), zigzag formats undo the zigzag mapping, bool is value != 0.
+//
+// Strict mode (opt-in, upb-style validation) additionally rejects a varint whose value does not
+// fit its type (kOverflow): any bits beyond bit 63; for uint32/sint32/delta-uint32 a value of 2^32
+// or more; for int32 a value that is not a sign-extended 32-bit integer; for bool a value other than
+// 0 or 1.
+//
+// The kernel contract (every kernel, every format, both modes):
+//
+//   DecodeResult decode(const uint8_t* p, const uint8_t* end, void* out, size_t cap,
+//                       uint64_t delta_base);
+//
+//   REQUIRES: p <= end; [p, end) readable; `out` points to `cap` elements of the format's output
+//             type (may be null when cap == 0).
+//   Reads:    only bytes in [p, end). Never a byte at or past `end`, never a byte before `p`.
+//   Writes:   out[0 .. result.count), nothing else.
+//   Returns:  kOk with pos == end and count = number of varints, when the whole payload decoded;
+//             kOutputFull when `cap` values were written and bytes remain, pos = the next varint;
+//             an error with pos = the first byte of the offending varint and count = the values
+//             decoded before it (they are written and correct).
+//   Delta formats: out[i] = delta_base + gap[0] + ... + gap[i], modulo 2^width.
+//
+//   size_t count_terminators(const uint8_t* p, const uint8_t* end);
+//
+//   Returns the number of bytes in [p, end) with the high bit clear: the number of varints in a
+//   well-formed payload, and an upper bound on the values any payload decodes to. Reads [p, end).
+//
+// A kernel is one source file in parsers/ compiled with only the instruction-set flags it needs.
+// It includes only this header, the shared `-inl.h` algorithm headers, intrinsics and <cstdint>,
+// <cstddef>, <cstring>, and keeps everything in an anonymous namespace except its one
+// KernelDescriptor, which //lib's registry lists (see lib/pbaccel/kernels.h).
+
+#ifndef PBACCEL_PARSERS_KERNEL_ABI_H_
+#define PBACCEL_PARSERS_KERNEL_ABI_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace pbaccel {
+namespace internal {
+
+// What a kernel writes for each varint. The output element type is in the comment.
+enum class VarintFormat : uint8_t {
+  kInt32 = 0,      // int32_t: the low 32 bits (int32 and enum fields).
+  kUInt32 = 1,     // uint32_t: the low 32 bits.
+  kSInt32 = 2,     // int32_t: zigzag decoding of the low 32 bits.
+  kInt64 = 3,      // int64_t: the 64 bits.
+  kUInt64 = 4,     // uint64_t: the 64 bits.
+  kSInt64 = 5,     // int64_t: zigzag decoding of the 64 bits.
+  kBool = 6,       // bool: value != 0.
+  kDeltaUInt32 = 7,  // uint32_t: running sum of the low 32 bits (differential coding).
+  kDeltaUInt64 = 8,  // uint64_t: running sum of the 64 bits.
+};
+inline constexpr int kNumVarintFormats = 9;
+
+enum class DecodeStatus : uint8_t {
+  kOk = 0,
+  kOutputFull = 1,  // `cap` values written, payload not finished.
+  kTruncated = 2,   // The payload ends inside the varint at `pos`.
+  kTooLong = 3,     // The varint at `pos` does not end within 10 bytes.
+  kOverflow = 4,    // Strict mode: the varint at `pos` does not fit the field's type.
+};
+
+struct DecodeResult {
+  const uint8_t* pos;
+  size_t count;
+  DecodeStatus status;
+};
+
+using DecodeFn = DecodeResult (*)(const uint8_t* p, const uint8_t* end, void* out, size_t cap,
+                                  uint64_t delta_base);
+using CountFn = size_t (*)(const uint8_t* p, const uint8_t* end);
+
+// One kernel: its name (= its file stem = its PBACCEL_KERNEL value) and its functions.
+struct KernelDescriptor {
+  const char* name;
+  const char* summary;  // One line: the technique, and which inputs take which path.
+  CountFn count_terminators;
+  DecodeFn decode[kNumVarintFormats][2];  // [format][0 = lenient, 1 = strict]
+
+  DecodeFn Decoder(VarintFormat format, bool strict) const {
+    return decode[static_cast<int>(format)][strict ? 1 : 0];
+  }
+};
+
+// When a decode with cap == count_terminators() returns kOutputFull, the bytes [pos, end) hold no
+// terminator: the payload ends inside a varint. This names the error as a byte-at-a-time reader
+// meets it: ten or more continuation bytes make a varint too long before the payload runs out.
+inline DecodeStatus ClassifyUnterminatedTail(const uint8_t* pos, const uint8_t* end) {
+  return end - pos >= 10 ? DecodeStatus::kTooLong : DecodeStatus::kTruncated;
+}
+
+}  // namespace internal
+}  // namespace pbaccel
+
+#endif  // PBACCEL_PARSERS_KERNEL_ABI_H_

@@ -1,0 +1,150 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// varint_format-inl.h: what each VarintFormat writes, and the descriptor-building helper every
+// kernel uses. Shared by all kernels.
+//
+// REQUIRES: included inside an anonymous namespace within pbaccel::internal, in a kernel's .cc
+// file, after <cstddef>, <cstdint> and parsers/kernel_abi.h. Each kernel thereby gets its own
+// internal-linkage copy of these templates, compiled with that kernel's instruction-set flags: no
+// inline function is shared between kernels, so the linker can never hand an AVX-512 copy to code
+// running on a CPU without AVX-512 (Abseil's rule for hermetic instruction-set targets).
+//
+// This file deliberately has no include guard and includes nothing.
+
+// Per-format output type, narrowing and strict-mode range check.
+//
+// Convert(v): the field value for the 64-bit varint value v (bits past 63 already dropped).
+// FitsStrict(v): whether strict mode accepts v (the caller has already rejected bits past 63).
+template <VarintFormat F>
+struct FormatTraits;
+
+template <>
+struct FormatTraits<VarintFormat::kInt32> {
+  using Out = int32_t;
+  static constexpr bool kDelta = false;
+  static Out Convert(uint64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(v)); }
+  // Encoders write int32 as the int64 sign extension; anything else overflows.
+  static bool FitsStrict(uint64_t v) {
+    return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(v))) == v;
+  }
+};
+
+template <>
+struct FormatTraits<VarintFormat::kUInt32> {
+  using Out = uint32_t;
+  static constexpr bool kDelta = false;
+  static Out Convert(uint64_t v) { return static_cast<uint32_t>(v); }
+  static bool FitsStrict(uint64_t v) { return (v >> 32) == 0; }
+};
+
+template <>
+struct FormatTraits<VarintFormat::kSInt32> {
+  using Out = int32_t;
+  static constexpr bool kDelta = false;
+  // ZigZag: 0 -> 0, 1 -> -1, 2 -> 1, 3 -> -2, ...
+  static Out Convert(uint64_t v) {
+    const uint32_t n = static_cast<uint32_t>(v);
+    return static_cast<int32_t>((n >> 1) ^ (0u - (n & 1)));
+  }
+  static bool FitsStrict(uint64_t v) { return (v >> 32) == 0; }
+};
+
+template <>
+struct FormatTraits<VarintFormat::kInt64> {
+  using Out = int64_t;
+  static constexpr bool kDelta = false;
+  static Out Convert(uint64_t v) { return static_cast<int64_t>(v); }
+  static bool FitsStrict(uint64_t) { return true; }
+};
+
+template <>
+struct FormatTraits<VarintFormat::kUInt64> {
+  using Out = uint64_t;
+  static constexpr bool kDelta = false;
+  static Out Convert(uint64_t v) { return v; }
+  static bool FitsStrict(uint64_t) { return true; }
+};
+
+template <>
+struct FormatTraits<VarintFormat::kSInt64> {
+  using Out = int64_t;
+  static constexpr bool kDelta = false;
+  static Out Convert(uint64_t v) { return static_cast<int64_t>((v >> 1) ^ (0 - (v & 1))); }
+  static bool FitsStrict(uint64_t) { return true; }
+};
+
+template <>
+struct FormatTraits<VarintFormat::kBool> {
+  using Out = bool;
+  static constexpr bool kDelta = false;
+  static Out Convert(uint64_t v) { return v != 0; }
+  static bool FitsStrict(uint64_t v) { return v <= 1; }
+};
+
+template <>
+struct FormatTraits<VarintFormat::kDeltaUInt32> {
+  using Out = uint32_t;
+  static constexpr bool kDelta = true;
+  static Out Convert(uint64_t v) { return static_cast<uint32_t>(v); }
+  static bool FitsStrict(uint64_t v) { return (v >> 32) == 0; }
+};
+
+template <>
+struct FormatTraits<VarintFormat::kDeltaUInt64> {
+  using Out = uint64_t;
+  static constexpr bool kDelta = true;
+  static Out Convert(uint64_t v) { return v; }
+  static bool FitsStrict(uint64_t) { return true; }
+};
+
+// Writes converted values to the output array; for delta formats keeps the running sum.
+template <VarintFormat F>
+class OutputSink {
+ public:
+  using Traits = FormatTraits<F>;
+  using Out = typename Traits::Out;
+
+  OutputSink(void* out, uint64_t delta_base)
+      : out_(static_cast<Out*>(out)), sum_(static_cast<Out>(delta_base)) {}
+
+  // Stores the value of varint number i (0-based within this call).
+  void Put(size_t i, uint64_t v) {
+    if constexpr (Traits::kDelta) {
+      sum_ = static_cast<Out>(sum_ + Traits::Convert(v));
+      out_[i] = sum_;
+    } else {
+      out_[i] = Traits::Convert(v);
+    }
+  }
+
+  Out* data() const { return out_; }
+
+ private:
+  Out* out_;
+  Out sum_;  // Delta formats only: the last value written.
+};
+
+// Builds a kernel's descriptor from its decoder template: Decoder<F, kStrict>::Run must have the
+// DecodeFn signature. Every format and both modes are instantiated here, in one place, so a kernel
+// cannot forget one.
+template <template <VarintFormat, bool> class Decoder>
+constexpr KernelDescriptor MakeKernelDescriptor(const char* name, const char* summary,
+                                                CountFn count_terminators) {
+  using F = VarintFormat;
+  return KernelDescriptor{
+      name,
+      summary,
+      count_terminators,
+      {
+          {&Decoder<F::kInt32, false>::Run, &Decoder<F::kInt32, true>::Run},
+          {&Decoder<F::kUInt32, false>::Run, &Decoder<F::kUInt32, true>::Run},
+          {&Decoder<F::kSInt32, false>::Run, &Decoder<F::kSInt32, true>::Run},
+          {&Decoder<F::kInt64, false>::Run, &Decoder<F::kInt64, true>::Run},
+          {&Decoder<F::kUInt64, false>::Run, &Decoder<F::kUInt64, true>::Run},
+          {&Decoder<F::kSInt64, false>::Run, &Decoder<F::kSInt64, true>::Run},
+          {&Decoder<F::kBool, false>::Run, &Decoder<F::kBool, true>::Run},
+          {&Decoder<F::kDeltaUInt32, false>::Run, &Decoder<F::kDeltaUInt32, true>::Run},
+          {&Decoder<F::kDeltaUInt64, false>::Run, &Decoder<F::kDeltaUInt64, true>::Run},
+      },
+  };
+}

@@ -1,0 +1,167 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// The dispatch policy, exercised for CPUs this machine is not, by handing SelectKernel a CpuInfo
+// built by hand (highway's idea: test every branch of dispatch on one machine).
+
+#include "pbaccel/internal/kernel_registry.h"
+
+#include <set>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "pbaccel/kernels.h"
+
+namespace pbaccel {
+namespace internal {
+namespace {
+
+using ::testing::HasSubstr;
+
+CpuInfo Cpu(CpuVendor vendor, uint32_t family, uint32_t model, uint32_t features) {
+  CpuInfo cpu;
+  cpu.vendor = vendor;
+  cpu.family = family;
+  cpu.model = model;
+  cpu.features = features;
+  return cpu;
+}
+
+constexpr uint32_t kEverything = ~0u;
+
+TEST(KernelRegistryTest, NamesAreUniqueAndScalarIsLastAndNeedsNothing) {
+  std::set<std::string> names;
+  for (const KernelEntry& e : KernelRegistry()) {
+    EXPECT_TRUE(names.insert(e.kernel->name).second) << "duplicate kernel " << e.kernel->name;
+    EXPECT_NE(e.kernel->summary, nullptr);
+    EXPECT_NE(e.kernel->count_terminators, nullptr);
+    for (int f = 0; f < kNumVarintFormats; ++f) {
+      EXPECT_NE(e.kernel->decode[f][0], nullptr) << e.kernel->name << " format " << f;
+      EXPECT_NE(e.kernel->decode[f][1], nullptr) << e.kernel->name << " format " << f;
+    }
+  }
+  ASSERT_FALSE(KernelRegistry().empty());
+  EXPECT_STREQ(KernelRegistry().back().kernel->name, "scalar");
+  EXPECT_EQ(KernelRegistry().back().required_features, 0u);
+  EXPECT_NE(FindKernel("portable"), nullptr);
+  EXPECT_EQ(FindKernel("bogus"), nullptr);
+}
+
+TEST(KernelRegistryTest, AutoPicksTheFirstSupportedUnvetoedKernel) {
+  std::string warning;
+  const CpuInfo bare = Cpu(CpuVendor::kOther, 0, 0, 0);
+  const KernelEntry& chosen = SelectKernel(bare, "", &warning);
+  EXPECT_TRUE(warning.empty());
+  EXPECT_EQ(chosen.required_features, 0u);
+  // Nothing earlier in the registry is runnable on a bare CPU.
+  for (const KernelEntry& e : KernelRegistry()) {
+    if (&e == &chosen) break;
+    EXPECT_NE(e.required_features, 0u) << e.kernel->name << " should have been chosen";
+  }
+  EXPECT_EQ(&SelectKernel(bare, "auto", &warning), &chosen);
+  // A CPU with everything gets the registry's first entry that no rule vetoes.
+  const CpuInfo zen5 = Cpu(CpuVendor::kAmd, 0x1A, 0x44, kEverything);
+  EXPECT_STREQ(SelectKernel(zen5, "", &warning).kernel->name, KernelRegistry().front().kernel->name);
+}
+
+TEST(KernelRegistryTest, ExplicitRequests) {
+  std::string warning;
+  const CpuInfo cpu = Cpu(CpuVendor::kIntel, 6, 0x8F, kEverything);
+  EXPECT_STREQ(SelectKernel(cpu, "scalar", &warning).kernel->name, "scalar");
+  EXPECT_TRUE(warning.empty());
+  EXPECT_STREQ(SelectKernel(cpu, "portable", &warning).kernel->name, "portable");
+  EXPECT_TRUE(warning.empty());
+
+  const KernelEntry& automatic = SelectKernel(cpu, "", &warning);
+  EXPECT_EQ(&SelectKernel(cpu, "bogus", &warning), &automatic);
+  EXPECT_THAT(warning, HasSubstr("PBACCEL_KERNEL=bogus is not a kernel"));
+  EXPECT_THAT(warning, HasSubstr("scalar"));
+}
+
+TEST(KernelRegistryTest, UnsupportedRequestFallsBackWithTheMissingFeatures) {
+  for (const KernelEntry& e : KernelRegistry()) {
+    if (e.required_features == 0) continue;
+    std::string warning;
+    const CpuInfo bare = Cpu(CpuVendor::kOther, 0, 0, 0);
+    const KernelEntry& chosen = SelectKernel(bare, e.kernel->name, &warning);
+    EXPECT_NE(&chosen, &e);
+    EXPECT_THAT(warning, HasSubstr("this CPU lacks"));
+    EXPECT_THAT(warning, HasSubstr(CpuFeatureNames(e.required_features)));
+  }
+}
+
+TEST(KernelRegistryTest, PextRuleCoversExactlyAmdBeforeZen3) {
+  EXPECT_TRUE(PextIsMicrocoded(Cpu(CpuVendor::kAmd, 0x15, 0x60, kEverything)));  // Excavator.
+  EXPECT_TRUE(PextIsMicrocoded(Cpu(CpuVendor::kAmd, 0x17, 0x01, kEverything)));  // Zen 1.
+  EXPECT_TRUE(PextIsMicrocoded(Cpu(CpuVendor::kAmd, 0x17, 0x31, kEverything)));  // Zen 2.
+  EXPECT_FALSE(PextIsMicrocoded(Cpu(CpuVendor::kAmd, 0x19, 0x01, kEverything)));  // Zen 3.
+  EXPECT_FALSE(PextIsMicrocoded(Cpu(CpuVendor::kAmd, 0x19, 0x11, kEverything)));  // Zen 4.
+  EXPECT_FALSE(PextIsMicrocoded(Cpu(CpuVendor::kAmd, 0x1A, 0x02, kEverything)));  // Zen 5.
+  EXPECT_FALSE(PextIsMicrocoded(Cpu(CpuVendor::kIntel, 6, 0x3C, kEverything)));  // Haswell.
+}
+
+TEST(KernelRegistryTest, ClockRuleCoversExactlySkylakeServerFamily) {
+  EXPECT_TRUE(Avx512LowersClock(Cpu(CpuVendor::kIntel, 6, 0x55, kEverything)));  // SKX/CLX/CPX.
+  EXPECT_FALSE(Avx512LowersClock(Cpu(CpuVendor::kIntel, 6, 0x6A, kEverything)));  // Ice Lake-SP.
+  EXPECT_FALSE(Avx512LowersClock(Cpu(CpuVendor::kIntel, 6, 0x8F, kEverything)));  // Sapphire Rapids.
+  EXPECT_FALSE(Avx512LowersClock(Cpu(CpuVendor::kAmd, 0x19, 0x11, kEverything)));  // Zen 4.
+}
+
+TEST(KernelRegistryTest, VetoedKernelsAreNeverAutoSelected) {
+  // Whatever the registry holds, no CPU's auto choice is a kernel its rules veto or it cannot run.
+  const CpuInfo cpus[] = {
+      Cpu(CpuVendor::kAmd, 0x17, 0x31, kEverything),  Cpu(CpuVendor::kIntel, 6, 0x55, kEverything),
+      Cpu(CpuVendor::kAmd, 0x1A, 0x44, kEverything),  Cpu(CpuVendor::kOther, 0, 0, 0),
+      Cpu(CpuVendor::kIntel, 6, 0x3C, kCpuSsse3 | kCpuSse41 | kCpuAvx2 | kCpuBmi2),
+  };
+  for (const CpuInfo& cpu : cpus) {
+    std::string warning;
+    const KernelEntry& e = SelectKernel(cpu, "", &warning);
+    EXPECT_TRUE(cpu.Has(e.required_features)) << e.kernel->name;
+    EXPECT_TRUE(e.veto == nullptr || e.veto(cpu) == nullptr) << e.kernel->name;
+  }
+}
+
+TEST(KernelRegistryTest, PublicViewMatchesThisCpu) {
+  const std::vector<KernelInfo> kernels = DescribeKernels();
+  ASSERT_EQ(kernels.size(), KernelRegistry().size());
+  const std::vector<absl::string_view> supported = SupportedKernels();
+  size_t n_supported = 0;
+  for (const KernelInfo& k : kernels) {
+    n_supported += k.supported;
+    EXPECT_EQ(k.supported, k.missing_features.empty()) << k.name;
+    if (!k.supported) EXPECT_FALSE(k.auto_selectable);
+  }
+  EXPECT_EQ(supported.size(), n_supported);
+  EXPECT_EQ(supported.back(), "scalar");
+  // The automatic choice is the first auto-selectable kernel.
+  for (const KernelInfo& k : kernels) {
+    if (k.auto_selectable) {
+      EXPECT_EQ(AutoSelectedKernelName(), k.name);
+      break;
+    }
+  }
+}
+
+TEST(KernelRegistryTest, ScopedOverridesNestAndRestore) {
+  const absl::string_view before = ActiveKernelName();
+  {
+    ScopedKernelOverride outer("scalar");
+    ASSERT_TRUE(outer.ok());
+    EXPECT_EQ(ActiveKernelName(), "scalar");
+    {
+      ScopedKernelOverride inner("portable");
+      ASSERT_TRUE(inner.ok());
+      EXPECT_EQ(ActiveKernelName(), "portable");
+      ScopedKernelOverride bogus("bogus");
+      EXPECT_FALSE(bogus.ok());
+      EXPECT_EQ(ActiveKernelName(), "portable");
+    }
+    EXPECT_EQ(ActiveKernelName(), "scalar");
+  }
+  EXPECT_EQ(ActiveKernelName(), before);
+}
+
+}  // namespace
+}  // namespace internal
+}  // namespace pbaccel

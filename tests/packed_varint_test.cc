@@ -1,0 +1,235 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// The public decoding API (pbaccel/packed_varint.h) under every kernel this CPU supports, forced
+// with ScopedKernelOverride: values and acceptance equal upstream protobuf's, errors carry the
+// byte offset, a failed append leaves the RepeatedField as it was, and the buffer form reports
+// a too-small buffer. Payloads below kSmallPayloadBytes take the inline path, so both paths run.
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "bench/workloads.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "pbaccel/pbaccel.h"
+#include "proto/packed_fields.pb.h"
+#include "tests/varint_test_util.h"
+
+namespace pbaccel {
+namespace testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+template <typename T>
+using AppendFn = absl::Status (*)(absl::string_view, RepeatedField<T>*, DecodeOptions);
+template <typename T>
+using SpanFn = absl::StatusOr<size_t> (*)(absl::string_view, absl::Span<T>, DecodeOptions);
+
+// Widens a decoded element the way OutputBits does.
+template <typename T>
+uint64_t Bits(T v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return v ? 1 : 0;
+  } else if constexpr (std::is_signed_v<T>) {
+    return static_cast<uint64_t>(static_cast<int64_t>(v));
+  } else {
+    return static_cast<uint64_t>(v);
+  }
+}
+
+class PackedVarintApiTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    override_ = std::make_unique<ScopedKernelOverride>(GetParam());
+    ASSERT_TRUE(override_->ok()) << GetParam();
+    // The override really selects the kernel that runs.
+    ASSERT_EQ(ActiveKernelName(), GetParam());
+  }
+
+  template <typename T>
+  void Check(VarintFormat f, AppendFn<T> append, SpanFn<T> span, absl::string_view payload,
+             bool strict) {
+    SCOPED_TRACE(absl::StrCat("kernel=", GetParam(), " format=", FormatName(f), " strict=", strict,
+                              " bytes=", payload.size()));
+    const Expected e = ExpectedDecode(f, payload, strict);
+    const DecodeOptions options{strict};
+
+    // Append form, onto a field that already holds values.
+    RepeatedField<T> field;
+    for (int i = 0; i < 3; ++i) field.Add(static_cast<T>(i + 1));
+    const absl::Status status = append(payload, &field, options);
+    if (e.status == DecodeStatus::kOk) {
+      ASSERT_TRUE(status.ok()) << status;
+      ASSERT_EQ(field.size(), 3 + static_cast<int>(e.values.size()));
+      for (size_t i = 0; i < e.values.size(); ++i) ASSERT_EQ(Bits(field.Get(3 + i)), e.values[i]);
+    } else {
+      ASSERT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+      EXPECT_THAT(std::string(status.message()),
+                  HasSubstr(absl::StrCat("byte offset ", e.error_offset)));
+      ASSERT_EQ(field.size(), 3) << "a failed append must leave the field as it was";
+      for (int i = 0; i < 3; ++i) ASSERT_EQ(field.Get(i), static_cast<T>(i + 1));
+    }
+
+    // Buffer form: exact size, one more, one less.
+    const size_t n = e.values.size();
+    std::unique_ptr<T[]> storage(new T[n + 1]());  // Not std::vector: vector<bool> has no data().
+    T* const buffer = storage.get();
+    absl::StatusOr<size_t> got = span(payload, absl::MakeSpan(buffer, n + 1), options);
+    if (e.status == DecodeStatus::kOk) {
+      ASSERT_TRUE(got.ok()) << got.status();
+      ASSERT_EQ(*got, n);
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(Bits(buffer[i]), e.values[i]);
+      got = span(payload, absl::MakeSpan(buffer, n), options);
+      ASSERT_TRUE(got.ok()) << got.status();
+      if (n > 0) {
+        got = span(payload, absl::MakeSpan(buffer, n - 1), options);
+        ASSERT_EQ(got.status().code(), absl::StatusCode::kResourceExhausted) << got.status();
+        EXPECT_THAT(std::string(got.status().message()), HasSubstr(absl::StrCat("holds ", n)));
+      }
+    } else {
+      ASSERT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument) << got.status();
+      EXPECT_THAT(std::string(got.status().message()),
+                  HasSubstr(absl::StrCat("byte offset ", e.error_offset)));
+      if (n > 0) {  // A buffer too small for the good prefix still reports the real error.
+        got = span(payload, absl::MakeSpan(buffer, n / 2), options);
+        ASSERT_EQ(got.status().code(), absl::StatusCode::kInvalidArgument) << got.status();
+      }
+    }
+  }
+
+  // Every public type on `payload`.
+  void CheckAllTypes(absl::string_view payload, bool strict) {
+    using F = VarintFormat;
+    Check<int32_t>(F::kInt32, &DecodePackedInt32, &DecodePackedInt32, payload, strict);
+    Check<int64_t>(F::kInt64, &DecodePackedInt64, &DecodePackedInt64, payload, strict);
+    Check<uint32_t>(F::kUInt32, &DecodePackedUInt32, &DecodePackedUInt32, payload, strict);
+    Check<uint64_t>(F::kUInt64, &DecodePackedUInt64, &DecodePackedUInt64, payload, strict);
+    Check<int32_t>(F::kSInt32, &DecodePackedSInt32, &DecodePackedSInt32, payload, strict);
+    Check<int64_t>(F::kSInt64, &DecodePackedSInt64, &DecodePackedSInt64, payload, strict);
+    Check<bool>(F::kBool, &DecodePackedBool, &DecodePackedBool, payload, strict);
+    Check<int>(F::kInt32, &DecodePackedEnum, &DecodePackedEnum, payload, strict);
+  }
+
+  std::unique_ptr<ScopedKernelOverride> override_;
+};
+
+TEST_P(PackedVarintApiTest, WorkloadsSmallAndLarge) {
+  for (const workloads::PayloadWorkload& w : workloads::PayloadWorkloads()) {
+    std::mt19937_64 rng(5);
+    for (size_t n : {0, 1, 2, 3, 5, 8, 15, 16, 17, 64, 1000, 70000}) {
+      const std::string payload = workloads::EncodePacked(workloads::GenerateWireValues(w, n, rng));
+      // Upstream first: the expectation itself must be upstream's.
+      ASSERT_TRUE(UpstreamDecode(VarintFormat::kUInt64, payload).has_value());
+      CheckAllTypes(payload, false);
+      CheckAllTypes(payload, true);
+    }
+  }
+}
+
+TEST_P(PackedVarintApiTest, MalformedPayloads) {
+  const std::vector<std::string> payloads = {
+      "\x80",                                                      // Truncated, small path.
+      std::string("\x01\x02\x80\x80", 4),                          // Truncated after values.
+      OverlongVarint(11),                                          // Too long, no terminator left.
+      Varint(5) + OverlongVarint(12) + Varint(1),                  // Too long, mid-payload.
+      std::string(40, '\x01') + "\xff\xff",                        // Truncated, bulk path.
+      std::string(40, '\x01') + OverlongVarint(15) + std::string(20, '\x02'),
+      std::string(9, '\xff'),                                      // 9 continuation bytes.
+      std::string(10, '\xff'),                                     // 10: too long.
+      std::string(30, '\xff'),
+      TenByteVarint(1, 0x02) + std::string(20, '\x03'),            // Lenient ok, strict overflow.
+      Varint(uint64_t{1} << 32) + std::string(20, '\x03'),         // Overflows 32-bit types.
+      Varint(2) + Varint(0xFFFFFFFF80000000ull),                   // int32 min: fits int32.
+  };
+  for (const std::string& p : payloads) {
+    ASSERT_EQ(UpstreamDecode(VarintFormat::kUInt64, p).has_value(),
+              ExpectedDecode(VarintFormat::kUInt64, p, false).status == DecodeStatus::kOk);
+    CheckAllTypes(p, false);
+    CheckAllTypes(p, true);
+  }
+}
+
+TEST_P(PackedVarintApiTest, ErrorMessagesNameTheProblem) {
+  RepeatedField<uint32_t> field;
+  absl::Status s = DecodePackedUInt32(std::string(20, '\x01') + "\x80\x80", &field);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("ends inside the varint starting at byte offset 20"));
+  s = DecodePackedUInt32(std::string(20, '\x01') + OverlongVarint(11), &field);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("byte offset 20 does not end within 10 bytes"));
+  s = DecodePackedUInt32(std::string(20, '\x01') + Varint(uint64_t{1} << 40), &field,
+                         DecodeOptions{.strict = true});
+  EXPECT_THAT(std::string(s.message()), HasSubstr("byte offset 20 overflows uint32 (strict mode)"));
+  EXPECT_TRUE(field.empty());
+}
+
+TEST_P(PackedVarintApiTest, DeltaIsThePrefixSumFromInitial) {
+  const workloads::PayloadWorkload& w = *workloads::FindPayloadWorkload("W2");
+  for (size_t n : {0, 1, 7, 15, 64, 5000}) {
+    const std::vector<uint64_t> gaps = workloads::GenerateWireValues(w, n);
+    const std::string payload = workloads::EncodePacked(gaps);
+    RepeatedField<uint32_t> ids32;
+    RepeatedField<uint64_t> ids64;
+    ASSERT_TRUE(DecodePackedDeltaUInt32(payload, &ids32, 1000).ok());
+    ASSERT_TRUE(DecodePackedDeltaUInt64(payload, &ids64, uint64_t{1} << 40).ok());
+    std::vector<uint32_t> span32(n);
+    ASSERT_EQ(*DecodePackedDeltaUInt32(payload, absl::MakeSpan(span32), 1000), n);
+    uint32_t sum32 = 1000;
+    uint64_t sum64 = uint64_t{1} << 40;
+    ASSERT_EQ(ids32.size(), static_cast<int>(n));
+    for (size_t i = 0; i < n; ++i) {
+      sum32 += static_cast<uint32_t>(gaps[i]);
+      sum64 += gaps[i];
+      ASSERT_EQ(ids32.Get(i), sum32);
+      ASSERT_EQ(span32[i], sum32);
+      ASSERT_EQ(ids64.Get(i), sum64);
+    }
+  }
+  // Wraps modulo 2^32.
+  RepeatedField<uint32_t> wrap;
+  ASSERT_TRUE(DecodePackedDeltaUInt32(Varint(0xFFFFFFFF) + Varint(2), &wrap, 0).ok());
+  EXPECT_EQ(wrap.Get(1), 1u);
+}
+
+TEST_P(PackedVarintApiTest, EnumMatchesUpstreamOpenEnumField) {
+  // proto3 open enum: upstream keeps every value, including unknown and negative ones.
+  std::string payload;
+  for (int64_t v : std::vector<int64_t>{0, 1, 2, 3, 100, -1, -5, INT32_MIN, INT32_MAX}) {
+    payload += Varint(static_cast<uint64_t>(v));
+  }
+  for (int i = 0; i < 3; ++i) payload += payload;
+  test::PackedFields msg;
+  ASSERT_TRUE(msg.ParseFromString(workloads::WrapAsPackedField(8, payload)));
+  RepeatedField<int> field;
+  ASSERT_TRUE(DecodePackedEnum(payload, &field).ok());
+  ASSERT_EQ(field.size(), msg.enums_size());
+  for (int i = 0; i < field.size(); ++i) EXPECT_EQ(field.Get(i), msg.enums(i));
+}
+
+TEST_P(PackedVarintApiTest, ReservesExactlyOnceForAnEmptyField) {
+  const std::string payload =
+      workloads::EncodePacked(workloads::GenerateWireValues(*workloads::FindPayloadWorkload("W4"), 777));
+  RepeatedField<uint32_t> field;
+  ASSERT_TRUE(DecodePackedUInt32(payload, &field).ok());
+  EXPECT_EQ(field.size(), 777);
+  EXPECT_EQ(field.Capacity(), 777);
+}
+
+std::vector<std::string> SupportedKernelNames() {
+  std::vector<std::string> names;
+  for (absl::string_view n : SupportedKernels()) names.emplace_back(n);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(SupportedKernels, PackedVarintApiTest,
+                         ::testing::ValuesIn(SupportedKernelNames()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
+
+}  // namespace
+}  // namespace testing
+}  // namespace pbaccel

@@ -1,0 +1,283 @@
+// Copyright 2026 The pbaccel Authors.
+
+#include "tests/varint_test_util.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "bench/workloads.h"
+#include "gtest/gtest.h"
+#include "proto/packed_fields.pb.h"
+
+namespace pbaccel {
+namespace testing {
+
+const std::vector<VarintFormat>& AllFormats() {
+  static const auto* const formats = new std::vector<VarintFormat>{
+      VarintFormat::kInt32,  VarintFormat::kUInt32,      VarintFormat::kSInt32,
+      VarintFormat::kInt64,  VarintFormat::kUInt64,      VarintFormat::kSInt64,
+      VarintFormat::kBool,   VarintFormat::kDeltaUInt32, VarintFormat::kDeltaUInt64,
+  };
+  return *formats;
+}
+
+const char* FormatName(VarintFormat format) {
+  switch (format) {
+    case VarintFormat::kInt32: return "int32";
+    case VarintFormat::kUInt32: return "uint32";
+    case VarintFormat::kSInt32: return "sint32";
+    case VarintFormat::kInt64: return "int64";
+    case VarintFormat::kUInt64: return "uint64";
+    case VarintFormat::kSInt64: return "sint64";
+    case VarintFormat::kBool: return "bool";
+    case VarintFormat::kDeltaUInt32: return "delta_uint32";
+    case VarintFormat::kDeltaUInt64: return "delta_uint64";
+  }
+  return "?";
+}
+
+size_t OutputSize(VarintFormat format) {
+  switch (format) {
+    case VarintFormat::kInt32:
+    case VarintFormat::kUInt32:
+    case VarintFormat::kSInt32:
+    case VarintFormat::kDeltaUInt32:
+      return 4;
+    case VarintFormat::kBool:
+      return 1;
+    default:
+      return 8;
+  }
+}
+
+std::string Varint(uint64_t value, int length) {
+  std::string out;
+  for (int i = 0; i < length; ++i) {
+    uint8_t byte = value & 0x7F;
+    value = i == 9 ? 0 : value >> 7;
+    if (i + 1 < length) byte |= 0x80;
+    out.push_back(static_cast<char>(byte));
+  }
+  EXPECT_EQ(value, 0u) << "value does not fit in " << length << " bytes";
+  return out;
+}
+
+std::string Varint(uint64_t value) {
+  std::string out;
+  workloads::AppendVarint(value, &out);
+  return out;
+}
+
+std::string OverlongVarint(int length) {
+  std::string out(length, '\x80');
+  out.back() = 0x01;
+  return out;
+}
+
+std::string TenByteVarint(uint64_t low63, uint8_t last) {
+  std::string out = Varint(low63 & ((uint64_t{1} << 63) - 1), 10);
+  out.resize(9);
+  out.push_back(static_cast<char>(last));
+  return out;
+}
+
+namespace {
+
+// Converts a 64-bit varint value to the format's output bits (see OutputBits).
+uint64_t Convert(VarintFormat format, uint64_t v) {
+  switch (format) {
+    case VarintFormat::kInt32:
+      return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(v)));
+    case VarintFormat::kUInt32:
+    case VarintFormat::kDeltaUInt32:
+      return static_cast<uint32_t>(v);
+    case VarintFormat::kSInt32: {
+      const uint32_t n = static_cast<uint32_t>(v);
+      const int32_t decoded = static_cast<int32_t>((n >> 1) ^ (~(n & 1) + 1));
+      return static_cast<uint64_t>(static_cast<int64_t>(decoded));
+    }
+    case VarintFormat::kSInt64:
+      return (v >> 1) ^ (~(v & 1) + 1);
+    case VarintFormat::kBool:
+      return v != 0;
+    default:
+      return v;
+  }
+}
+
+bool FitsStrict(VarintFormat format, uint64_t v) {
+  switch (format) {
+    case VarintFormat::kInt32:
+      return v <= 0x7FFFFFFFu || v >= 0xFFFFFFFF80000000ull;
+    case VarintFormat::kUInt32:
+    case VarintFormat::kSInt32:
+    case VarintFormat::kDeltaUInt32:
+      return v <= 0xFFFFFFFFu;
+    case VarintFormat::kBool:
+      return v <= 1;
+    default:
+      return true;
+  }
+}
+
+bool IsDelta(VarintFormat f) {
+  return f == VarintFormat::kDeltaUInt32 || f == VarintFormat::kDeltaUInt64;
+}
+
+}  // namespace
+
+Expected ExpectedDecode(VarintFormat format, absl::string_view payload, bool strict,
+                        uint64_t delta_base) {
+  Expected e;
+  e.status = DecodeStatus::kOk;
+  uint64_t sum = delta_base;
+  size_t i = 0;
+  while (i < payload.size()) {
+    uint64_t value = 0;
+    bool beyond64 = false;
+    size_t len = 0;
+    bool ended = false;
+    while (!ended) {
+      if (len == 10) {
+        e.status = DecodeStatus::kTooLong;
+        break;
+      }
+      if (i + len == payload.size()) {
+        e.status = DecodeStatus::kTruncated;
+        break;
+      }
+      const uint8_t b = static_cast<uint8_t>(payload[i + len]);
+      if (len < 9) {
+        value += static_cast<uint64_t>(b & 0x7F) << (7 * len);
+      } else {
+        value += static_cast<uint64_t>(b & 1) << 63;
+        beyond64 = (b & 0x7E) != 0;
+      }
+      ended = (b & 0x80) == 0;
+      ++len;
+    }
+    if (e.status == DecodeStatus::kOk && strict && (beyond64 || !FitsStrict(format, value))) {
+      e.status = DecodeStatus::kOverflow;
+    }
+    if (e.status != DecodeStatus::kOk) {
+      e.error_offset = i;
+      return e;
+    }
+    if (IsDelta(format)) {
+      sum = Convert(format, sum + value);
+      e.values.push_back(sum);
+    } else {
+      e.values.push_back(Convert(format, value));
+    }
+    i += len;
+  }
+  return e;
+}
+
+std::optional<std::vector<uint64_t>> UpstreamDecode(VarintFormat format,
+                                                    absl::string_view payload,
+                                                    uint64_t delta_base) {
+  int field_number = 0;
+  switch (format) {
+    case VarintFormat::kInt32: field_number = 1; break;
+    case VarintFormat::kInt64: field_number = 2; break;
+    case VarintFormat::kUInt32: case VarintFormat::kDeltaUInt32: field_number = 3; break;
+    case VarintFormat::kUInt64: case VarintFormat::kDeltaUInt64: field_number = 4; break;
+    case VarintFormat::kSInt32: field_number = 5; break;
+    case VarintFormat::kSInt64: field_number = 6; break;
+    case VarintFormat::kBool: field_number = 7; break;
+  }
+  test::PackedFields msg;
+  if (!msg.ParseFromString(workloads::WrapAsPackedField(field_number, payload))) {
+    return std::nullopt;
+  }
+  std::vector<uint64_t> out;
+  uint64_t sum = delta_base;
+  auto push = [&](uint64_t bits) {
+    if (IsDelta(format)) {
+      sum = Convert(format, sum + bits);
+      out.push_back(sum);
+    } else {
+      out.push_back(bits);
+    }
+  };
+  switch (format) {
+    case VarintFormat::kInt32:
+      for (int32_t v : msg.int32s()) push(static_cast<uint64_t>(static_cast<int64_t>(v)));
+      break;
+    case VarintFormat::kInt64:
+      for (int64_t v : msg.int64s()) push(static_cast<uint64_t>(v));
+      break;
+    case VarintFormat::kUInt32:
+    case VarintFormat::kDeltaUInt32:
+      for (uint32_t v : msg.uint32s()) push(v);
+      break;
+    case VarintFormat::kUInt64:
+    case VarintFormat::kDeltaUInt64:
+      for (uint64_t v : msg.uint64s()) push(v);
+      break;
+    case VarintFormat::kSInt32:
+      for (int32_t v : msg.sint32s()) push(static_cast<uint64_t>(static_cast<int64_t>(v)));
+      break;
+    case VarintFormat::kSInt64:
+      for (int64_t v : msg.sint64s()) push(static_cast<uint64_t>(v));
+      break;
+    case VarintFormat::kBool:
+      for (bool v : msg.bools()) push(v ? 1 : 0);
+      break;
+  }
+  return out;
+}
+
+uint64_t OutputBits(VarintFormat format, const void* out, size_t i) {
+  switch (format) {
+    case VarintFormat::kInt32:
+    case VarintFormat::kSInt32:
+      return static_cast<uint64_t>(static_cast<int64_t>(static_cast<const int32_t*>(out)[i]));
+    case VarintFormat::kUInt32:
+    case VarintFormat::kDeltaUInt32:
+      return static_cast<const uint32_t*>(out)[i];
+    case VarintFormat::kBool: {
+      uint8_t byte;  // Read the byte, not a bool: a kernel storing 2 must be caught, not UB.
+      std::memcpy(&byte, static_cast<const char*>(out) + i, 1);
+      return byte;
+    }
+    default:
+      return static_cast<const uint64_t*>(out)[i];
+  }
+}
+
+GuardedBuffer::GuardedBuffer(size_t capacity) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  usable_ = (capacity + page - 1) / page * page;
+  if (usable_ == 0) usable_ = page;
+  mapping_size_ = usable_ + 2 * page;
+  void* m = mmap(nullptr, mapping_size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) std::abort();
+  mapping_ = static_cast<char*>(m);
+  usable_begin_ = mapping_ + page;
+  if (mprotect(mapping_, page, PROT_NONE) != 0) std::abort();
+  if (mprotect(usable_begin_ + usable_, page, PROT_NONE) != 0) std::abort();
+}
+
+GuardedBuffer::~GuardedBuffer() { munmap(mapping_, mapping_size_); }
+
+absl::string_view GuardedBuffer::CopyFlushEnd(absl::string_view data) {
+  if (data.size() > usable_) std::abort();
+  char* dst = usable_begin_ + usable_ - data.size();
+  if (!data.empty()) std::memcpy(dst, data.data(), data.size());
+  return absl::string_view(dst, data.size());
+}
+
+absl::string_view GuardedBuffer::CopyFlushStart(absl::string_view data) {
+  if (data.size() > usable_) std::abort();
+  if (!data.empty()) std::memcpy(usable_begin_, data.data(), data.size());
+  return absl::string_view(usable_begin_, data.size());
+}
+
+}  // namespace testing
+}  // namespace pbaccel

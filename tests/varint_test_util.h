@@ -1,0 +1,98 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// varint_test_util.h: what the decoding tests share.
+//
+//   * a wire builder that forces varint lengths (non-canonical, 10-byte, over-long);
+//   * the oracle: upstream protobuf's ParseFromString of the payload as a packed field of
+//     proto/packed_fields.proto, plus an independent varint splitter that says where and why a
+//     payload is malformed (upstream only says whether) and applies strict mode's rules;
+//   * memory with an inaccessible page flush against the data, so any over- or under-read faults.
+
+#ifndef PBACCEL_TESTS_VARINT_TEST_UTIL_H_
+#define PBACCEL_TESTS_VARINT_TEST_UTIL_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "parsers/kernel_abi.h"
+
+namespace pbaccel {
+namespace testing {
+
+using internal::DecodeStatus;
+using internal::VarintFormat;
+
+// Every VarintFormat, for loops.
+const std::vector<VarintFormat>& AllFormats();
+const char* FormatName(VarintFormat format);
+// Size in bytes of one output element of the format.
+size_t OutputSize(VarintFormat format);
+
+// `value`'s LEB128 encoding padded to exactly `length` bytes (1..10) with continuation bytes of
+// zero payload, i.e. non-canonical when longer than needed. REQUIRES: value fits in `length`
+// bytes (a 10-byte encoding's last byte is value >> 63, so every value fits in 10).
+std::string Varint(uint64_t value, int length);
+// Canonical encoding.
+std::string Varint(uint64_t value);
+// A varint that never ends within 10 bytes: `length` (>= 11) bytes, all but the last with the
+// continuation bit set.
+std::string OverlongVarint(int length);
+// A 10-byte varint whose 10th byte is `last` (< 0x80): values above 1 carry bits past bit 63,
+// which lenient mode drops and strict mode rejects.
+std::string TenByteVarint(uint64_t low63, uint8_t last);
+
+// The expected outcome of decoding a payload in a format, as every kernel must report it.
+struct Expected {
+  DecodeStatus status;            // kOk, kTruncated, kTooLong or kOverflow.
+  size_t error_offset = 0;        // Byte offset of the offending varint when status != kOk.
+  std::vector<uint64_t> values;   // Values before the error (all of them when kOk), each as the
+                                  // output type's bits widened to 64 (see OutputBits).
+};
+
+// The independent reference: splits the payload into varints by the rules in
+// parsers/kernel_abi.h and converts them (delta formats start from `delta_base`).
+Expected ExpectedDecode(VarintFormat format, absl::string_view payload, bool strict,
+                        uint64_t delta_base = 0);
+
+// Upstream protobuf's verdict: the values ParseFromString puts in the packed field of the
+// format's type (as OutputBits), or nullopt when it rejects the message. Delta formats: the
+// uint32/uint64 field's values, prefix-summed from `delta_base`.
+std::optional<std::vector<uint64_t>> UpstreamDecode(VarintFormat format,
+                                                    absl::string_view payload,
+                                                    uint64_t delta_base = 0);
+
+// Element i of an output array of the format, as its bits widened to uint64 (signed types
+// sign-extended, bool as 0/1).
+uint64_t OutputBits(VarintFormat format, const void* out, size_t i);
+
+// Bytes with an inaccessible (PROT_NONE) page right after them and another right before them.
+// Data placed with CopyFlushEnd ends exactly at the trailing guard page; data placed with
+// CopyFlushStart starts exactly at the end of the leading guard page. Any read outside the data
+// crashes the test.
+class GuardedBuffer {
+ public:
+  explicit GuardedBuffer(size_t capacity);
+  ~GuardedBuffer();
+  GuardedBuffer(const GuardedBuffer&) = delete;
+  GuardedBuffer& operator=(const GuardedBuffer&) = delete;
+
+  // Copies `data` against the trailing guard and returns the copy.
+  absl::string_view CopyFlushEnd(absl::string_view data);
+  // Copies `data` against the leading guard and returns the copy.
+  absl::string_view CopyFlushStart(absl::string_view data);
+
+ private:
+  size_t usable_;
+  char* mapping_;
+  size_t mapping_size_;
+  char* usable_begin_;
+};
+
+}  // namespace testing
+}  // namespace pbaccel
+
+#endif  // PBACCEL_TESTS_VARINT_TEST_UTIL_H_
