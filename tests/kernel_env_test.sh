@@ -2,8 +2,8 @@
 # PBACCEL_KERNEL as a user sets it: honoured when valid, a one-line warning (and a working program)
 # when not. Runs //tools:kernel_info, which decodes a payload through the public API.
 set -u
-cd "${TEST_TMPDIR:-$(mktemp -d)}" || exit 1
 bin="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+cd "${TEST_TMPDIR:-$(mktemp -d)}" || exit 1
 fail() { echo "FAIL: $*"; exit 1; }
 
 out=$(PBACCEL_KERNEL=scalar "$bin" 2>err.txt) || fail "PBACCEL_KERNEL=scalar: exit $?"
