@@ -21,6 +21,9 @@ namespace internal {
 // Defined in parsers/<name>.cc.
 extern const KernelDescriptor kScalarKernel;
 extern const KernelDescriptor kPortableKernel;
+#if PBACCEL_X86_KERNELS
+extern const KernelDescriptor kAvx512Kernel;
+#endif
 
 // --- Policy rules -------------------------------------------------------------------------------
 // The policy is per microarchitecture, not per feature flag: a CPU may report an extension that it
@@ -60,6 +63,13 @@ namespace {
 
 // Priority order: the first entry the CPU supports and no rule vetoes wins.
 const KernelEntry kRegistry[] = {
+#if PBACCEL_X86_KERNELS
+    // 64-byte blocks; needs VBMI (vpermb) and VBMI2 (vpcompressb), BMI2 (pdep) and LZCNT.
+    {&kAvx512Kernel,
+     kCpuAvx512F | kCpuAvx512BW | kCpuAvx512VL | kCpuAvx512Vbmi | kCpuAvx512Vbmi2 | kCpuBmi2 |
+         kCpuPopcnt | kCpuLzcnt,
+     &VetoClockDrop},
+#endif
     {&kPortableKernel, 0, nullptr},
     {&kScalarKernel, 0, nullptr},
 };

@@ -130,7 +130,9 @@ TEST(KernelRegistryTest, PublicViewMatchesThisCpu) {
   for (const KernelInfo& k : kernels) {
     n_supported += k.supported;
     EXPECT_EQ(k.supported, k.missing_features.empty()) << k.name;
-    if (!k.supported) EXPECT_FALSE(k.auto_selectable);
+    if (!k.supported) {
+      EXPECT_FALSE(k.auto_selectable);
+    }
   }
   EXPECT_EQ(supported.size(), n_supported);
   EXPECT_EQ(supported.back(), "scalar");

@@ -76,7 +76,9 @@ class KernelTest : public ::testing::TestWithParam<KernelEntry> {
       ASSERT_EQ(upstream.has_value(), expected.status == DecodeStatus::kOk)
           << "upstream " << (upstream ? "accepts" : "rejects") << " but the reference says "
           << StatusName(expected.status);
-      if (upstream) ASSERT_EQ(*upstream, expected.values);
+      if (upstream) {
+        ASSERT_EQ(*upstream, expected.values);
+      }
     }
     RunAndCompare(format, guard_.CopyFlushEnd(payload), strict, expected);
     RunAndCompare(format, guard_.CopyFlushStart(payload), strict, expected);
@@ -320,7 +322,9 @@ TEST_P(KernelTest, ChunkedDecodingResumesExactly) {
         do {
           r = kernel().Decoder(f, false)(p, end, out.data() + total * OutputSize(f), chunk, base);
           ASSERT_LE(r.count, chunk);
-          if (r.status == DecodeStatus::kOutputFull) ASSERT_EQ(r.count, chunk);
+          if (r.status == DecodeStatus::kOutputFull) {
+            ASSERT_EQ(r.count, chunk);
+          }
           total += r.count;
           p = r.pos;
           if (total > 0) base = OutputBits(f, out.data(), total - 1);

@@ -1,0 +1,333 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// avx512: packed varints sixteen at a time with AVX-512 VBMI/VBMI2 (and BMI2 for bit positions).
+//
+// Per 64-byte block of payload:
+//   1. One load (a masked load for the last, partial block: masked-out bytes never fault and read
+//      as zero) and one vpmovb2m give the continuation bits of 64 bytes; their complement, limited
+//      to the payload, marks the bytes where varints end ("terminators").
+//   2. Validation from the same mask, before any decoding: a run of ten continuation bits is a
+//      varint that does not end within 10 bytes; a block with no terminator is a payload ending
+//      inside a varint. Either hands the rest to the bounded scalar loop, which reports the exact
+//      error and offset (and decodes the good varints before it).
+//   3. The complete varints of the block are decoded; an incomplete one at the block's end starts
+//      the next block. If every decoded byte is a one-byte varint (no continuation bit), the values
+//      are a plain zero extension of the bytes, sixteen (eight) per instruction.
+//   4. Otherwise vpcompressb (register form) of the byte indices 0..63 under the terminator mask
+//      lists the varints' end offsets in order; varint j starts one past the end of varint j-1.
+//      Per group of 16 varints (8 for 64-bit outputs): the start and length of each in its own
+//      dword (qword) lane; one vpermb gathers bytes start..start+3 (start+7) into the lane; a
+//      variable shift masks off bytes past the varint's length; vpmaddubsw (b0 + 128 b1) and
+//      vpmaddwd (w0 + 16384 w1) squeeze the 7-bit groups together. Lanes whose varint is longer
+//      (byte 5 of a 32-bit value; bytes 9-10 of a 64-bit value) get one more vpermb each, only
+//      when the group has such a lane. Bytes 6-10 of a 32-bit field's varint carry bits past bit
+//      31: they are dropped, as upstream drops them.
+//   5. zigzag, bool (value != 0, narrowed to bytes) and delta (an in-register prefix sum over the
+//      group, shift-and-add in four steps, plus the running carry) are fused into the store; the
+//      last, partial group stores under a mask, so nothing past the last value is written.
+//
+// Paths (every pattern is decoded in this kernel; the scalar loop is used only as stated):
+//   * strict mode, a group holding a 32-bit-field varint of 5+ bytes or an out-of-range bool: that
+//     group's varints go through the bounded scalar reader, which applies the range rules;
+//   * bool fields, a group holding a varint of 5+ bytes: the same (the truth of such a value
+//     depends on bits past 32);
+//   * malformed input (over-long or truncated varint): the rest of the payload goes to the bounded
+//     scalar reader, which names the error.
+
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "parsers/kernel_abi.h"
+
+namespace pbaccel {
+namespace internal {
+namespace {
+
+#include "parsers/varint_format-inl.h"
+#include "parsers/varint_scalar-inl.h"
+
+// Bit i set iff bits i..i+9 of `cont` are all set: a varint that has not ended after 10 bytes.
+inline uint64_t RunsOfTen(uint64_t cont) {
+  uint64_t r = cont & (cont >> 1);  // runs of 2
+  r &= r >> 2;                      // runs of 4
+  r &= r >> 4;                      // runs of 8
+  return r & (r >> 2);              // runs of 10
+}
+
+// Offset one past the k-th (0-based) set bit of `mask`. REQUIRES: mask has more than k set bits.
+inline size_t EndOfNth(uint64_t mask, size_t k) {
+  return static_cast<size_t>(_tzcnt_u64(_pdep_u64(uint64_t{1} << k, mask))) + 1;
+}
+
+// Per-format lane layout and the fused output step.
+template <VarintFormat F>
+struct Lanes {
+  using Out = typename FormatTraits<F>::Out;
+  static constexpr bool k64 = sizeof(Out) == 8;
+  static constexpr size_t kPerGroup = k64 ? 8 : 16;
+};
+
+// One group's values and what the lanes need beyond the vector path.
+struct Packed {
+  __m512i v;
+  // 32-bit lanes: lanes whose varint has 5+ bytes (bits 28..31 came from byte 5; bytes 6-10 were
+  // dropped). 64-bit lanes: lanes whose 10-byte varint's last byte is above 1 (bits past 63).
+  uint32_t wide;
+};
+
+// Byte 0 of each dword (qword) copied to all its bytes: turns a start offset into gather indices.
+inline __m512i BroadcastLow(__m512i s, bool k64) {
+  const __m512i dwords = _mm512_broadcast_i32x4(
+      _mm_setr_epi8(0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12));
+  const __m512i qwords = _mm512_broadcast_i32x4(
+      _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 8, 8, 8, 8, 8, 8, 8, 8));
+  return _mm512_shuffle_epi8(s, k64 ? qwords : dwords);
+}
+
+// 32-bit lanes (int32, uint32, sint32, bool, delta-uint32): packs the varints starting at the
+// offsets in `s` (one per dword lane) into the low 32 bits of their values.
+inline Packed Pack32(__m512i block, __m512i s) {
+  const __m512i base = BroadcastLow(s, false);
+  __m512i raw = _mm512_permutexvar_epi8(_mm512_add_epi8(base, _mm512_set1_epi32(0x03020100)), block);
+  // The lane's bytes end at its first byte without a continuation bit: t marks those bytes' high
+  // bits, and t ^ (t - 1) keeps every bit up to the first one (all bits when t == 0: 5+ bytes).
+  const __m512i t = _mm512_andnot_si512(raw, _mm512_set1_epi32(0x80808080));
+  const __m512i keep = _mm512_xor_si512(t, _mm512_sub_epi32(t, _mm512_set1_epi32(1)));
+  raw = _mm512_ternarylogic_epi32(raw, keep, _mm512_set1_epi32(0x7F7F7F7F), 0x80);  // a & b & c
+  // (b0 + 128 b1) per 16 bits, then (w0 + 16384 w1) per 32: 28 bits of value.
+  const __m512i w = _mm512_maddubs_epi16(_mm512_set1_epi16(static_cast<int16_t>(0x8001)), raw);
+  const __m512i v = _mm512_madd_epi16(w, _mm512_set1_epi32(0x40000001));
+  // Varints of 5+ bytes: bits 28..31 from byte 5. Done for every group without a branch: a group
+  // holding one is common enough (13 % of W2's groups) that a mispredicted branch costs more.
+  const __mmask16 long5 = _mm512_testn_epi32_mask(t, t);
+  const __m512i b4 = _mm512_permutexvar_epi8(_mm512_add_epi8(base, _mm512_set1_epi32(4)), block);
+  const __m512i hi = _mm512_slli_epi32(_mm512_and_si512(b4, _mm512_set1_epi32(0x0F)), 28);
+  return {_mm512_mask_or_epi32(v, long5, v, hi), long5};
+}
+
+// 64-bit lanes (int64, uint64, sint64, delta-uint64): packs the varints starting at the offsets
+// in `s` (one per qword lane) into their 64-bit values.
+inline Packed Pack64(__m512i block, __m512i s) {
+  const __m512i base = BroadcastLow(s, true);
+  __m512i raw =
+      _mm512_permutexvar_epi8(_mm512_add_epi8(base, _mm512_set1_epi64(0x0706050403020100)), block);
+  const __m512i t = _mm512_andnot_si512(raw, _mm512_set1_epi64(0x8080808080808080));
+  const __m512i keep = _mm512_xor_si512(t, _mm512_sub_epi64(t, _mm512_set1_epi64(1)));
+  raw = _mm512_ternarylogic_epi64(raw, keep, _mm512_set1_epi64(0x7F7F7F7F7F7F7F7F), 0x80);
+  const __m512i w = _mm512_maddubs_epi16(_mm512_set1_epi16(static_cast<int16_t>(0x8001)), raw);
+  const __m512i d = _mm512_madd_epi16(w, _mm512_set1_epi32(0x40000001));
+  // d: low dword = bits 0..27 (bytes 1-4), high dword = bits 28..55 (bytes 5-8). Move the high
+  // dword down by 4 bits and select: bits 0..27 from d, bits 28..63 from d >> 4.
+  __m512i v = _mm512_ternarylogic_epi64(_mm512_set1_epi64(0x0FFFFFFF), d, _mm512_srli_epi64(d, 4),
+                                        0xCA);  // a ? b : c
+  // Varints of 9+ bytes: bits 56..62 from byte 9, bit 63 from byte 10 (its other bits dropped).
+  uint32_t wide = 0;
+  const __mmask8 long9 = _mm512_testn_epi64_mask(t, t);
+  if (long9 != 0) {
+    const __m512i b89 =
+        _mm512_permutexvar_epi8(_mm512_add_epi8(base, _mm512_set1_epi64(0x0908)), block);
+    const __mmask8 long10 = _mm512_mask_test_epi64_mask(long9, b89, _mm512_set1_epi64(0x80));
+    const __m512i b8 = _mm512_and_si512(b89, _mm512_set1_epi64(0x7F));
+    const __m512i b9 = _mm512_maskz_and_epi64(long10, _mm512_srli_epi64(b89, 8),
+                                              _mm512_set1_epi64(0xFF));
+    const __m512i hi = _mm512_or_si512(_mm512_slli_epi64(b8, 56), _mm512_slli_epi64(b9, 63));
+    v = _mm512_mask_or_epi64(v, long9, v, hi);
+    wide = _mm512_cmpgt_epu64_mask(b9, _mm512_set1_epi64(1));
+  }
+  return {v, wide};
+}
+
+// Whether any of the first lanes (`lane_mask`) must go through the bounded scalar reader instead:
+// in strict mode, a value outside the type's range; for bool in both modes, a 5+-byte varint,
+// whose truth depends on bits this path did not read.
+template <VarintFormat F, bool kStrict>
+inline bool NeedsScalar(const Packed& p, uint32_t lane_mask) {
+  const uint32_t wide = p.wide & lane_mask;
+  if constexpr (Lanes<F>::k64) {
+    return kStrict && wide != 0;
+  } else if constexpr (F == VarintFormat::kBool) {
+    if (wide != 0) return true;
+    return kStrict && (_mm512_cmpgt_epu32_mask(p.v, _mm512_set1_epi32(1)) & lane_mask) != 0;
+  } else {
+    return kStrict && wide != 0;
+  }
+}
+
+// Applies the format's transform to `cnt` lanes of `v` and stores them at out + n. For delta
+// formats `carry` holds the previous value in every lane and is updated.
+template <VarintFormat F>
+inline void Emit(__m512i v, size_t cnt, typename Lanes<F>::Out* out, __m512i* carry) {
+  const __m512i zero = _mm512_setzero_si512();
+  if constexpr (Lanes<F>::k64) {
+    if constexpr (F == VarintFormat::kSInt64) {
+      v = _mm512_xor_si512(_mm512_srli_epi64(v, 1),
+                           _mm512_sub_epi64(zero, _mm512_and_si512(v, _mm512_set1_epi64(1))));
+    } else if constexpr (F == VarintFormat::kDeltaUInt64) {
+      v = _mm512_add_epi64(v, _mm512_alignr_epi64(v, zero, 7));
+      v = _mm512_add_epi64(v, _mm512_alignr_epi64(v, zero, 6));
+      v = _mm512_add_epi64(v, _mm512_alignr_epi64(v, zero, 4));
+      v = _mm512_add_epi64(v, *carry);
+      *carry = _mm512_permutexvar_epi64(_mm512_set1_epi64(static_cast<int64_t>(cnt - 1)), v);
+    }
+    // Always a masked store: no branch on whether the group is full.
+    _mm512_mask_storeu_epi64(out, static_cast<__mmask8>((1u << cnt) - 1), v);
+  } else {
+    if constexpr (F == VarintFormat::kSInt32) {
+      v = _mm512_xor_si512(_mm512_srli_epi32(v, 1),
+                           _mm512_sub_epi32(zero, _mm512_and_si512(v, _mm512_set1_epi32(1))));
+    } else if constexpr (F == VarintFormat::kDeltaUInt32) {
+      v = _mm512_add_epi32(v, _mm512_alignr_epi32(v, zero, 15));
+      v = _mm512_add_epi32(v, _mm512_alignr_epi32(v, zero, 14));
+      v = _mm512_add_epi32(v, _mm512_alignr_epi32(v, zero, 12));
+      v = _mm512_add_epi32(v, _mm512_alignr_epi32(v, zero, 8));
+      v = _mm512_add_epi32(v, *carry);
+      *carry = _mm512_permutexvar_epi32(_mm512_set1_epi32(static_cast<int32_t>(cnt - 1)), v);
+    }
+    const __mmask16 m = static_cast<__mmask16>((1u << cnt) - 1);
+    if constexpr (F == VarintFormat::kBool) {
+      const __m128i bytes = _mm512_cvtepi32_epi8(_mm512_min_epu32(v, _mm512_set1_epi32(1)));
+      _mm_mask_storeu_epi8(out, m, bytes);
+    } else {
+      _mm512_mask_storeu_epi32(out, m, v);
+    }
+  }
+}
+
+template <VarintFormat F, bool kStrict>
+struct Avx512Decoder {
+  using L = Lanes<F>;
+  using Out = typename L::Out;
+
+  static DecodeResult Run(const uint8_t* p, const uint8_t* end, void* out_void, size_t cap,
+                          uint64_t delta_base) {
+    Out* const out = static_cast<Out*>(out_void);
+    size_t n = 0;
+    __m512i carry = L::k64 ? _mm512_set1_epi64(static_cast<int64_t>(delta_base))
+                           : _mm512_set1_epi32(static_cast<int32_t>(delta_base));
+    const __m512i iota = _mm512_set_epi8(63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50,
+                                         49, 48, 47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36,
+                                         35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22,
+                                         21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7,
+                                         6, 5, 4, 3, 2, 1, 0);
+    while (p < end) {
+      const size_t avail = static_cast<size_t>(end - p);
+      const uint64_t valid = avail >= 64 ? ~uint64_t{0} : (uint64_t{1} << avail) - 1;
+      const __m512i block =
+          avail >= 64 ? _mm512_loadu_si512(p) : _mm512_maskz_loadu_epi8(valid, p);
+      const uint64_t cont = _mm512_movepi8_mask(block);  // Masked-out bytes read as 0.
+      uint64_t term = ~cont & valid;
+      if (term == 0 || RunsOfTen(cont) != 0) break;  // Malformed: the scalar reader names it.
+      size_t nvar = static_cast<size_t>(_mm_popcnt_u64(term));
+      if (nvar > cap - n) {
+        if (cap == n) return {p, n, DecodeStatus::kOutputFull};
+        nvar = cap - n;
+        term = _pdep_u64((uint64_t{1} << nvar) - 1, term);
+      }
+      const size_t consumed = 64 - static_cast<size_t>(_lzcnt_u64(term));
+      const uint64_t consumed_mask = consumed == 64 ? ~uint64_t{0} : (uint64_t{1} << consumed) - 1;
+
+      if ((cont & consumed_mask) == 0) {
+        // All one-byte varints: zero-extend, L::kPerGroup at a time.
+        __m512i bytes = block;
+        for (size_t g = 0; g < nvar; g += L::kPerGroup) {
+          const size_t cnt = nvar - g < L::kPerGroup ? nvar - g : L::kPerGroup;
+          const __m128i b16 = _mm512_castsi512_si128(bytes);
+          const __m512i v = L::k64 ? _mm512_cvtepu8_epi64(b16) : _mm512_cvtepu8_epi32(b16);
+          if (kStrict && F == VarintFormat::kBool &&
+              (_mm512_cmpgt_epu32_mask(v, _mm512_set1_epi32(1)) &
+               static_cast<__mmask16>((1u << cnt) - 1)) != 0) {
+            // A bool above 1: the scalar reader reports the overflow at its exact offset.
+            const DecodeResult r = ScalarGroup(p, g, cnt, term, out, n + g, delta_base);
+            if (r.status != DecodeStatus::kOk) return r;
+          } else {
+            Emit<F>(v, cnt, out + n + g, &carry);
+          }
+          // Next 16 (8) bytes to the bottom.
+          bytes = _mm512_alignr_epi64(_mm512_setzero_si512(), bytes, L::k64 ? 1 : 2);
+        }
+      } else {
+        __m512i ends = _mm512_maskz_compress_epi8(term, iota);
+        // Lane 15 (7) of `prev` holds the end offset of the varint before the group; -1 first.
+        __m512i prev = _mm512_set1_epi32(-1);
+        for (size_t g = 0; g < nvar; g += L::kPerGroup) {
+          const size_t cnt = nvar - g < L::kPerGroup ? nvar - g : L::kPerGroup;
+          const uint32_t lane_mask = (1u << cnt) - 1;
+          const __m128i e8 = _mm512_castsi512_si128(ends);
+          __m512i e, s;
+          if constexpr (L::k64) {
+            e = _mm512_cvtepu8_epi64(e8);
+            s = _mm512_add_epi64(_mm512_alignr_epi64(e, prev, 7), _mm512_set1_epi64(1));
+          } else {
+            e = _mm512_cvtepu8_epi32(e8);
+            s = _mm512_add_epi32(_mm512_alignr_epi32(e, prev, 15), _mm512_set1_epi32(1));
+          }
+          const Packed packed = L::k64 ? Pack64(block, s) : Pack32(block, s);
+          if (NeedsScalar<F, kStrict>(packed, lane_mask)) {
+            // Decode the group with the bounded reader, then pick the delta carry up again.
+            const DecodeResult r = ScalarGroup(p, g, cnt, term, out, n + g, delta_base);
+            if (r.status != DecodeStatus::kOk) return r;
+            if constexpr (FormatTraits<F>::kDelta) {
+              carry = L::k64 ? _mm512_set1_epi64(static_cast<int64_t>(out[n + g + cnt - 1]))
+                             : _mm512_set1_epi32(static_cast<int32_t>(out[n + g + cnt - 1]));
+            }
+          } else {
+            Emit<F>(packed.v, cnt, out + n + g, &carry);
+          }
+          prev = e;
+          // Move the next group's end offsets to the bottom.
+          ends = L::k64 ? _mm512_alignr_epi64(_mm512_setzero_si512(), ends, 1)
+                        : _mm512_alignr_epi64(_mm512_setzero_si512(), ends, 2);
+        }
+      }
+      p += consumed;
+      n += nvar;
+    }
+    if (p == end) return {p, n, DecodeStatus::kOk};
+    // Malformed input at or after p: the bounded reader decodes what is good and names the error.
+    const uint64_t last = n == 0 ? delta_base : static_cast<uint64_t>(out[n - 1]);
+    OutputSink<F> sink(out, last);
+    return DecodeTail<F, kStrict>(p, end, sink, n, cap);
+  }
+
+  // Decodes varints [first, first + cnt) of the block at p (whose terminators are `term`) with
+  // the bounded scalar reader into out[at, at + cnt); delta formats continue from out[at - 1]
+  // (delta_base when at == 0).
+  static DecodeResult ScalarGroup(const uint8_t* p, size_t first, size_t cnt, uint64_t term,
+                                  Out* out, size_t at, uint64_t delta_base) {
+    const uint8_t* begin = p + (first == 0 ? 0 : EndOfNth(term, first - 1));
+    const uint8_t* stop = p + EndOfNth(term, first + cnt - 1);
+    OutputSink<F> sink(out, at == 0 ? delta_base : static_cast<uint64_t>(out[at - 1]));
+    return DecodeTail<F, kStrict>(begin, stop, sink, at, at + cnt);
+  }
+};
+
+size_t CountTerminatorsAvx512(const uint8_t* p, const uint8_t* end) {
+  size_t count = 0;
+  for (; end - p >= 64; p += 64) {
+    count += static_cast<size_t>(
+        _mm_popcnt_u64(~static_cast<uint64_t>(_mm512_movepi8_mask(_mm512_loadu_si512(p)))));
+  }
+  const size_t avail = static_cast<size_t>(end - p);
+  if (avail > 0) {
+    const uint64_t valid = (uint64_t{1} << avail) - 1;
+    const uint64_t cont = _mm512_movepi8_mask(_mm512_maskz_loadu_epi8(valid, p));
+    count += static_cast<size_t>(_mm_popcnt_u64(~cont & valid));
+  }
+  return count;
+}
+
+}  // namespace
+
+extern const KernelDescriptor kAvx512Kernel;
+const KernelDescriptor kAvx512Kernel = MakeKernelDescriptor<Avx512Decoder>(
+    "avx512",
+    "AVX-512 VBMI/VBMI2: 64-byte blocks, vpcompressb end offsets, vpermb gather, 16 (8) varints "
+    "per step; all-one-byte blocks zero-extended; strict-mode range failures and 5+-byte bools "
+    "per group through the bounded scalar reader",
+    &CountTerminatorsAvx512);
+
+}  // namespace internal
+}  // namespace pbaccel
