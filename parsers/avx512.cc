@@ -78,20 +78,12 @@ struct Packed {
   uint32_t wide;
 };
 
-// Byte 0 of each dword (qword) copied to all its bytes: turns a start offset into gather indices.
-inline __m512i BroadcastLow(__m512i s, bool k64) {
-  const __m512i dwords = _mm512_broadcast_i32x4(
-      _mm_setr_epi8(0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12));
-  const __m512i qwords = _mm512_broadcast_i32x4(
-      _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 8, 8, 8, 8, 8, 8, 8, 8));
-  return _mm512_shuffle_epi8(s, k64 ? qwords : dwords);
-}
-
-// 32-bit lanes (int32, uint32, sint32, bool, delta-uint32): packs the varints starting at the
-// offsets in `s` (one per dword lane) into the low 32 bits of their values.
-inline Packed Pack32(__m512i block, __m512i s) {
-  const __m512i base = BroadcastLow(s, false);
-  __m512i raw = _mm512_permutexvar_epi8(_mm512_add_epi8(base, _mm512_set1_epi32(0x03020100)), block);
+// 32-bit lanes (int32, uint32, sint32, bool, delta-uint32): packs one varint per dword lane into
+// the low 32 bits of its value. Every byte of lane j of `pe` holds the offset in `block` of the
+// byte before varint j (its predecessor's terminator; 0xFF for a varint starting the block).
+inline Packed Pack32(__m512i block, __m512i pe) {
+  // Bytes start..start+3 of each varint; byte arithmetic wraps, so 0xFF + 1 is offset 0.
+  __m512i raw = _mm512_permutexvar_epi8(_mm512_add_epi8(pe, _mm512_set1_epi32(0x04030201)), block);
   // The lane's bytes end at its first byte without a continuation bit: t marks those bytes' high
   // bits, and t ^ (t - 1) keeps every bit up to the first one (all bits when t == 0: 5+ bytes).
   const __m512i t = _mm512_andnot_si512(raw, _mm512_set1_epi32(0x80808080));
@@ -100,20 +92,19 @@ inline Packed Pack32(__m512i block, __m512i s) {
   // (b0 + 128 b1) per 16 bits, then (w0 + 16384 w1) per 32: 28 bits of value.
   const __m512i w = _mm512_maddubs_epi16(_mm512_set1_epi16(static_cast<int16_t>(0x8001)), raw);
   const __m512i v = _mm512_madd_epi16(w, _mm512_set1_epi32(0x40000001));
-  // Varints of 5+ bytes: bits 28..31 from byte 5. Done for every group without a branch: a group
-  // holding one is common enough (13 % of W2's groups) that a mispredicted branch costs more.
+  // Varints of 5+ bytes: bits 28..31 are the low nibble of byte 5 (a dword shift by 28 keeps just
+  // that nibble). Done for every group without a branch: a group holding one is common enough
+  // (13 % of W2's groups) that a mispredicted branch costs more than these three instructions.
   const __mmask16 long5 = _mm512_testn_epi32_mask(t, t);
-  const __m512i b4 = _mm512_permutexvar_epi8(_mm512_add_epi8(base, _mm512_set1_epi32(4)), block);
-  const __m512i hi = _mm512_slli_epi32(_mm512_and_si512(b4, _mm512_set1_epi32(0x0F)), 28);
-  return {_mm512_mask_or_epi32(v, long5, v, hi), long5};
+  const __m512i b4 = _mm512_permutexvar_epi8(_mm512_add_epi8(pe, _mm512_set1_epi32(5)), block);
+  return {_mm512_mask_or_epi32(v, long5, v, _mm512_slli_epi32(b4, 28)), long5};
 }
 
-// 64-bit lanes (int64, uint64, sint64, delta-uint64): packs the varints starting at the offsets
-// in `s` (one per qword lane) into their 64-bit values.
-inline Packed Pack64(__m512i block, __m512i s) {
-  const __m512i base = BroadcastLow(s, true);
-  __m512i raw =
-      _mm512_permutexvar_epi8(_mm512_add_epi8(base, _mm512_set1_epi64(0x0706050403020100)), block);
+// 64-bit lanes (int64, uint64, sint64, delta-uint64): packs one varint per qword lane into its
+// 64-bit value; `pe` as for Pack32, per qword.
+inline Packed Pack64(__m512i block, __m512i pe) {
+  __m512i raw = _mm512_permutexvar_epi8(
+      _mm512_add_epi8(pe, _mm512_set1_epi64(0x0807060504030201)), block);
   const __m512i t = _mm512_andnot_si512(raw, _mm512_set1_epi64(0x8080808080808080));
   const __m512i keep = _mm512_xor_si512(t, _mm512_sub_epi64(t, _mm512_set1_epi64(1)));
   raw = _mm512_ternarylogic_epi64(raw, keep, _mm512_set1_epi64(0x7F7F7F7F7F7F7F7F), 0x80);
@@ -127,8 +118,7 @@ inline Packed Pack64(__m512i block, __m512i s) {
   uint32_t wide = 0;
   const __mmask8 long9 = _mm512_testn_epi64_mask(t, t);
   if (long9 != 0) {
-    const __m512i b89 =
-        _mm512_permutexvar_epi8(_mm512_add_epi8(base, _mm512_set1_epi64(0x0908)), block);
+    const __m512i b89 = _mm512_permutexvar_epi8(_mm512_add_epi8(pe, _mm512_set1_epi64(0x0A09)), block);
     const __mmask8 long10 = _mm512_mask_test_epi64_mask(long9, b89, _mm512_set1_epi64(0x80));
     const __m512i b8 = _mm512_and_si512(b89, _mm512_set1_epi64(0x7F));
     const __m512i b9 = _mm512_maskz_and_epi64(long10, _mm512_srli_epi64(b89, 8),
@@ -196,6 +186,17 @@ inline void Emit(__m512i v, size_t cnt, typename Lanes<F>::Out* out, __m512i* ca
   }
 }
 
+// Emits 16 one-byte varints (the 16 bytes of `b`) for a non-bool format.
+template <VarintFormat F>
+inline void EmitBytes(__m128i b, typename Lanes<F>::Out* out, __m512i* carry) {
+  if constexpr (Lanes<F>::k64) {
+    Emit<F>(_mm512_cvtepu8_epi64(b), 8, out, carry);
+    Emit<F>(_mm512_cvtepu8_epi64(_mm_srli_si128(b, 8)), 8, out + 8, carry);
+  } else {
+    Emit<F>(_mm512_cvtepu8_epi32(b), 16, out, carry);
+  }
+}
+
 template <VarintFormat F, bool kStrict>
 struct Avx512Decoder {
   using L = Lanes<F>;
@@ -230,42 +231,49 @@ struct Avx512Decoder {
       const uint64_t consumed_mask = consumed == 64 ? ~uint64_t{0} : (uint64_t{1} << consumed) - 1;
 
       if ((cont & consumed_mask) == 0) {
-        // All one-byte varints: zero-extend, L::kPerGroup at a time.
-        __m512i bytes = block;
-        for (size_t g = 0; g < nvar; g += L::kPerGroup) {
-          const size_t cnt = nvar - g < L::kPerGroup ? nvar - g : L::kPerGroup;
-          const __m128i b16 = _mm512_castsi512_si128(bytes);
-          const __m512i v = L::k64 ? _mm512_cvtepu8_epi64(b16) : _mm512_cvtepu8_epi32(b16);
-          if (kStrict && F == VarintFormat::kBool &&
-              (_mm512_cmpgt_epu32_mask(v, _mm512_set1_epi32(1)) &
-               static_cast<__mmask16>((1u << cnt) - 1)) != 0) {
-            // A bool above 1: the scalar reader reports the overflow at its exact offset.
-            const DecodeResult r = ScalarGroup(p, g, cnt, term, out, n + g, delta_base);
-            if (r.status != DecodeStatus::kOk) return r;
-          } else {
-            Emit<F>(v, cnt, out + n + g, &carry);
+        // All one-byte varints: the values are the bytes, zero-extended.
+        if constexpr (F == VarintFormat::kBool) {
+          if (kStrict && _mm512_mask_cmpgt_epu8_mask(consumed_mask, block, _mm512_set1_epi8(1))) {
+            return ScalarGroup(p, 0, nvar, term, out, n, delta_base);  // Reports the overflow.
           }
-          // Next 16 (8) bytes to the bottom.
-          bytes = _mm512_alignr_epi64(_mm512_setzero_si512(), bytes, L::k64 ? 1 : 2);
+          _mm512_mask_storeu_epi8(out + n, consumed_mask, _mm512_min_epu8(block, _mm512_set1_epi8(1)));
+        } else if (nvar == 64) {
+          EmitBytes<F>(_mm512_extracti32x4_epi32(block, 0), out + n, &carry);
+          EmitBytes<F>(_mm512_extracti32x4_epi32(block, 1), out + n + 16, &carry);
+          EmitBytes<F>(_mm512_extracti32x4_epi32(block, 2), out + n + 32, &carry);
+          EmitBytes<F>(_mm512_extracti32x4_epi32(block, 3), out + n + 48, &carry);
+        } else {
+          __m512i bytes = block;
+          for (size_t g = 0; g < nvar; g += L::kPerGroup) {
+            const size_t cnt = nvar - g < L::kPerGroup ? nvar - g : L::kPerGroup;
+            const __m128i b16 = _mm512_castsi512_si128(bytes);
+            Emit<F>(L::k64 ? _mm512_cvtepu8_epi64(b16) : _mm512_cvtepu8_epi32(b16), cnt,
+                    out + n + g, &carry);
+            bytes = _mm512_alignr_epi64(_mm512_setzero_si512(), bytes, L::k64 ? 1 : 2);
+          }
         }
       } else {
-        __m512i ends = _mm512_maskz_compress_epi8(term, iota);
-        // Lane 15 (7) of `prev` holds the end offset of the varint before the group; -1 first.
+        // End offsets of the block's varints, in order.
+        const __m512i ends = _mm512_maskz_compress_epi8(term, iota);
+        // rep picks the group's end offsets into every byte of their lanes: lane j of the group
+        // gets ends[16g + j] (8g + j for 64-bit lanes).
+        __m512i rep = L::k64 ? _mm512_set_epi64(0x0707070707070707, 0x0606060606060606,
+                                                0x0505050505050505, 0x0404040404040404,
+                                                0x0303030303030303, 0x0202020202020202,
+                                                0x0101010101010101, 0)
+                             : _mm512_set_epi32(0x0F0F0F0F, 0x0E0E0E0E, 0x0D0D0D0D, 0x0C0C0C0C,
+                                                0x0B0B0B0B, 0x0A0A0A0A, 0x09090909, 0x08080808,
+                                                0x07070707, 0x06060606, 0x05050505, 0x04040404,
+                                                0x03030303, 0x02020202, 0x01010101, 0);
+        const __m512i rep_step = _mm512_set1_epi8(static_cast<char>(L::kPerGroup));
+        // Lane 15 (7) of `prev` holds the end of the varint before the group (0xFF: none).
         __m512i prev = _mm512_set1_epi32(-1);
         for (size_t g = 0; g < nvar; g += L::kPerGroup) {
           const size_t cnt = nvar - g < L::kPerGroup ? nvar - g : L::kPerGroup;
-          const uint32_t lane_mask = (1u << cnt) - 1;
-          const __m128i e8 = _mm512_castsi512_si128(ends);
-          __m512i e, s;
-          if constexpr (L::k64) {
-            e = _mm512_cvtepu8_epi64(e8);
-            s = _mm512_add_epi64(_mm512_alignr_epi64(e, prev, 7), _mm512_set1_epi64(1));
-          } else {
-            e = _mm512_cvtepu8_epi32(e8);
-            s = _mm512_add_epi32(_mm512_alignr_epi32(e, prev, 15), _mm512_set1_epi32(1));
-          }
-          const Packed packed = L::k64 ? Pack64(block, s) : Pack32(block, s);
-          if (NeedsScalar<F, kStrict>(packed, lane_mask)) {
+          const __m512i eb = _mm512_permutexvar_epi8(rep, ends);
+          const __m512i pe = L::k64 ? _mm512_alignr_epi64(eb, prev, 7) : _mm512_alignr_epi32(eb, prev, 15);
+          const Packed packed = L::k64 ? Pack64(block, pe) : Pack32(block, pe);
+          if (NeedsScalar<F, kStrict>(packed, (1u << cnt) - 1)) {
             // Decode the group with the bounded reader, then pick the delta carry up again.
             const DecodeResult r = ScalarGroup(p, g, cnt, term, out, n + g, delta_base);
             if (r.status != DecodeStatus::kOk) return r;
@@ -276,10 +284,8 @@ struct Avx512Decoder {
           } else {
             Emit<F>(packed.v, cnt, out + n + g, &carry);
           }
-          prev = e;
-          // Move the next group's end offsets to the bottom.
-          ends = L::k64 ? _mm512_alignr_epi64(_mm512_setzero_si512(), ends, 1)
-                        : _mm512_alignr_epi64(_mm512_setzero_si512(), ends, 2);
+          prev = eb;
+          rep = _mm512_add_epi8(rep, rep_step);
         }
       }
       p += consumed;
