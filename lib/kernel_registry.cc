@@ -23,6 +23,7 @@ extern const KernelDescriptor kScalarKernel;
 extern const KernelDescriptor kPortableKernel;
 #if PBACCEL_X86_KERNELS
 extern const KernelDescriptor kAvx512Kernel;
+extern const KernelDescriptor kMaskedVByteKernel;
 #endif
 
 // --- Policy rules -------------------------------------------------------------------------------
@@ -69,6 +70,8 @@ const KernelEntry kRegistry[] = {
      kCpuAvx512F | kCpuAvx512BW | kCpuAvx512VL | kCpuAvx512Vbmi | kCpuAvx512Vbmi2 | kCpuBmi2 |
          kCpuPopcnt | kCpuLzcnt,
      &VetoClockDrop},
+    // 16-byte SSE steps: pshufb (SSSE3), pmovzx/pminud (SSE4.1), popcnt for the count.
+    {&kMaskedVByteKernel, kCpuSsse3 | kCpuSse41 | kCpuPopcnt, nullptr},
 #endif
     {&kPortableKernel, 0, nullptr},
     {&kScalarKernel, 0, nullptr},

@@ -1,0 +1,332 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// masked_vbyte: packed varints with SSE4.1, after Plaisance, Kurz and Lemire's Masked VByte
+// ("Vectorized VByte Decoding", 2015), extended to protobuf: 64-bit outputs, varints of 6 to 10
+// bytes, zigzag, bool, delta and strict mode.
+//
+// The continuation bits of 64 payload bytes are gathered with four pmovmskb into one 64-bit mask,
+// off the critical path; the decoder then walks the mask. Each step looks at the next 16 bytes:
+//   * no continuation bit in them: sixteen one-byte varints, zero-extended (pmovzxbd);
+//   * otherwise the step's 12-bit mask indexes a 4,096-entry table (masked_vbyte_tables-inl.h)
+//     that says how many varints to decode in one shape and how many bytes they take; one pshufb
+//     puts each varint's bytes in its own lane, pmaddubsw (b0 + 128 b1) and pmaddwd
+//     (w0 + 16384 w1) squeeze out the continuation bits:
+//       six varints of 1-2 bytes in 16-bit lanes; four of 1-3 bytes in 32-bit lanes; two (or one)
+//       of 1-5 bytes in 64-bit lanes;
+//   * a varint of 6-10 bytes at the front (every negative int32/int64) takes the long-varint path:
+//     one 8-byte load, its terminator found with a bit scan, its groups packed with three
+//     shift-and-mask rounds, bytes 9-10 added when present. It stays inside this kernel, costs
+//     about one table step, and the walk continues with the next step.
+// zigzag, bool and delta (a prefix sum over each 4-lane vector: two shift-and-add steps plus the
+// running carry) are fused into the stores.
+//
+// Bounds: the in-place walk runs while 64 bytes of payload remain (its loads reach at most 64 bytes
+// past the walk's start) and 16 output slots are free. The rest is decoded in stages of at most 48
+// bytes copied into a zeroed stack buffer and decoded into a stack output, of which exactly the
+// complete varints are copied out: no read outside the payload, no write past `cap`.
+// Malformed input (over-long or truncated varint) and strict-mode range failures in a step go to the
+// bounded scalar reader, which names the error at its exact offset.
+
+#include <smmintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "parsers/kernel_abi.h"
+
+namespace pbaccel {
+namespace internal {
+namespace {
+
+#include "parsers/masked_vbyte_tables-inl.h"
+#include "parsers/varint_format-inl.h"
+#include "parsers/varint_scalar-inl.h"
+
+template <VarintFormat F>
+constexpr bool k64Bit = sizeof(typename FormatTraits<F>::Out) == 8;
+
+// Broadcasts lane `lane` (0..3) of v to all four lanes.
+inline __m128i BroadcastLane32(__m128i v, int lane) {
+  switch (lane) {
+    case 0:
+      return _mm_shuffle_epi32(v, 0x00);
+    case 1:
+      return _mm_shuffle_epi32(v, 0x55);
+    case 2:
+      return _mm_shuffle_epi32(v, 0xAA);
+    default:
+      return _mm_shuffle_epi32(v, 0xFF);
+  }
+}
+
+// Stores two 64-bit values (lanes [0, count) are meaningful, count 1 or 2; both lanes may be
+// written). REQUIRES: 2 writable output slots.
+template <VarintFormat F>
+inline void Put2x64(__m128i v, int count, typename FormatTraits<F>::Out* out, __m128i* carry) {
+  static_assert(k64Bit<F>, "64-bit formats only");
+  if constexpr (F == VarintFormat::kSInt64) {
+    v = _mm_xor_si128(_mm_srli_epi64(v, 1),
+                      _mm_sub_epi64(_mm_setzero_si128(), _mm_and_si128(v, _mm_set1_epi64x(1))));
+  } else if constexpr (F == VarintFormat::kDeltaUInt64) {
+    v = _mm_add_epi64(v, _mm_slli_si128(v, 8));
+    v = _mm_add_epi64(v, *carry);
+    *carry = count == 2 ? _mm_unpackhi_epi64(v, v) : _mm_unpacklo_epi64(v, v);
+  }
+  (void)count;
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), v);
+}
+
+// Stores four values given in 32-bit lanes (lanes [0, count) meaningful; values below 2^32 that
+// are the varints' full values, or for 32-bit formats their low 32 bits). May write 4 slots.
+template <VarintFormat F>
+inline void Put4x32(__m128i v, int count, typename FormatTraits<F>::Out* out, __m128i* carry) {
+  if constexpr (k64Bit<F>) {
+    // Full values below 2^32 (this is only called with those): widen, then the 64-bit step.
+    Put2x64<F>(_mm_cvtepu32_epi64(v), count < 2 ? count : 2, out, carry);
+    if (count > 2) Put2x64<F>(_mm_cvtepu32_epi64(_mm_srli_si128(v, 8)), count - 2, out + 2, carry);
+  } else if constexpr (F == VarintFormat::kBool) {
+    const __m128i ones = _mm_min_epu32(v, _mm_set1_epi32(1));
+    const __m128i bytes = _mm_packus_epi16(_mm_packus_epi32(ones, ones), ones);
+    const int32_t four = _mm_cvtsi128_si32(bytes);
+    std::memcpy(out, &four, 4);
+  } else {
+    if constexpr (F == VarintFormat::kSInt32) {
+      v = _mm_xor_si128(_mm_srli_epi32(v, 1),
+                        _mm_sub_epi32(_mm_setzero_si128(), _mm_and_si128(v, _mm_set1_epi32(1))));
+    } else if constexpr (F == VarintFormat::kDeltaUInt32) {
+      v = _mm_add_epi32(v, _mm_slli_si128(v, 4));
+      v = _mm_add_epi32(v, _mm_slli_si128(v, 8));
+      v = _mm_add_epi32(v, *carry);
+      *carry = BroadcastLane32(v, count - 1);
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), v);
+  }
+}
+
+// The outcome of walking one staged or in-place window.
+struct Walk {
+  size_t off;       // Bytes consumed from the window start.
+  size_t count;     // Values written.
+  bool needs_scalar;  // Stopped at a step that the bounded scalar reader must take (see Run).
+};
+
+template <VarintFormat F, bool kStrict>
+struct MaskedVByteDecoder {
+  using Out = typename FormatTraits<F>::Out;
+
+  // Walks the window at `q` whose 64-bit continuation mask is `bits`, while the step's start is at
+  // most `max_off` bytes in, fewer than `max_count` values are written and at least 16 output
+  // slots remain below `room`. REQUIRES: 64 bytes readable at q; 16 writable slots at out + k
+  // for every k < room.
+  static Walk WalkWindow(const uint8_t* q, uint64_t bits, size_t max_off, size_t max_count,
+                         Out* out, size_t room, __m128i* carry) {
+    size_t off = 0;
+    size_t k = 0;
+    while (off <= max_off && k < max_count && room - k >= 16) {
+      const uint64_t m = bits >> off;
+      const __m128i in = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + off));
+      if ((m & 0xFFFF) == 0) {
+        if (kStrict && F == VarintFormat::kBool &&
+            _mm_movemask_epi8(_mm_cmpgt_epi8(in, _mm_set1_epi8(1))) != 0) {
+          return {off, k, true};
+        }
+        Put4x32<F>(_mm_cvtepu8_epi32(in), 4, out + k, carry);
+        Put4x32<F>(_mm_cvtepu8_epi32(_mm_srli_si128(in, 4)), 4, out + k + 4, carry);
+        Put4x32<F>(_mm_cvtepu8_epi32(_mm_srli_si128(in, 8)), 4, out + k + 8, carry);
+        Put4x32<F>(_mm_cvtepu8_epi32(_mm_srli_si128(in, 12)), 4, out + k + 12, carry);
+        off += 16;
+        k += 16;
+        continue;
+      }
+      const MaskedVByteEntry e = kMaskedVByteTables.entry[m & 0xFFF];
+      if (e.kind == kLong) {
+        // A varint of 6+ bytes: the whole of it is within the 64 readable bytes (off <= 48).
+        uint64_t v;
+        size_t len;
+        if (!ReadLong(q + off, &v, &len)) return {off, k, true};
+        if (kStrict && !FormatTraits<F>::FitsStrict(v)) return {off, k, true};
+        PutOne(v, out + k, carry);
+        off += len;
+        k += 1;
+        continue;
+      }
+      const __m128i ctrl = _mm_loadu_si128(
+          reinterpret_cast<const __m128i*>(kMaskedVByteTables.shuffle[e.shuffle]));
+      const __m128i x = _mm_and_si128(_mm_shuffle_epi8(in, ctrl), _mm_set1_epi8(0x7F));
+      // (b0 + 128 b1) per 16-bit lane.
+      const __m128i w = _mm_maddubs_epi16(_mm_set1_epi16(static_cast<int16_t>(0x8001)), x);
+      if (e.kind == kSix) {
+        if (kStrict && F == VarintFormat::kBool &&
+            _mm_movemask_epi8(_mm_cmpgt_epi16(w, _mm_set1_epi16(1))) & 0x0FFF) {
+          return {off, k, true};
+        }
+        Put4x32<F>(_mm_cvtepu16_epi32(w), 4, out + k, carry);
+        Put4x32<F>(_mm_cvtepu16_epi32(_mm_srli_si128(w, 8)), 2, out + k + 4, carry);
+      } else {
+        // (w0 + 16384 w1) per 32-bit lane: 28 bits.
+        const __m128i d = _mm_madd_epi16(w, _mm_set1_epi32(0x40000001));
+        if (e.kind == kFour) {
+          if (kStrict && F == VarintFormat::kBool &&
+              _mm_movemask_epi8(_mm_cmpgt_epi32(d, _mm_set1_epi32(1))) != 0) {
+            return {off, k, true};
+          }
+          Put4x32<F>(d, 4, out + k, carry);
+        } else {
+          // 64-bit lanes: bits 0..27 in the low dword, bits 28..34 (byte 5) in the high dword.
+          const __m128i v = _mm_or_si128(_mm_and_si128(d, _mm_set1_epi64x(0x0FFFFFFF)),
+                                         _mm_and_si128(_mm_srli_epi64(d, 4),
+                                                       _mm_set1_epi64x(~int64_t{0x0FFFFFFF})));
+          if (kStrict && !k64Bit<F> && !TwoFitStrict(v, e.count)) return {off, k, true};
+          PutTwo(v, e.count, out + k, carry);
+        }
+      }
+      off += e.consumed;
+      k += e.count;
+    }
+    return {off, k, false};
+  }
+
+  // Two values of up to 35 bits in 64-bit lanes, `count` (1 or 2) of them meaningful.
+  static void PutTwo(__m128i v, int count, Out* out, __m128i* carry) {
+    if constexpr (k64Bit<F>) {
+      Put2x64<F>(v, count, out, carry);
+    } else if constexpr (F == VarintFormat::kBool) {
+      // Truth is over all the value's bits, not its low 32: test the 64-bit lanes.
+      const __m128i zero64 = _mm_cmpeq_epi64(v, _mm_setzero_si128());
+      const __m128i ones = _mm_andnot_si128(zero64, _mm_set1_epi64x(1));
+      Put4x32<F>(_mm_shuffle_epi32(ones, 0x08), count, out, carry);
+    } else {
+      Put4x32<F>(_mm_shuffle_epi32(v, 0x08), count, out, carry);  // Low dwords of both lanes.
+    }
+  }
+
+  // Strict mode, 32-bit formats: whether the first `count` values of up to 35 bits fit the type.
+  static bool TwoFitStrict(__m128i v, int count) {
+    uint64_t lanes[2];
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(lanes), v);
+    for (int i = 0; i < count; ++i) {
+      if (!FormatTraits<F>::FitsStrict(lanes[i])) return false;
+    }
+    return true;
+  }
+
+  // One value from the long-varint path.
+  static void PutOne(uint64_t v, Out* out, __m128i* carry) {
+    if constexpr (k64Bit<F>) {
+      Put2x64<F>(_mm_set_epi64x(0, static_cast<int64_t>(v)), 1, out, carry);
+    } else if constexpr (F == VarintFormat::kBool) {
+      *out = v != 0;
+    } else {
+      Put4x32<F>(_mm_cvtsi32_si128(static_cast<int32_t>(v)), 1, out, carry);
+    }
+  }
+
+  // Decodes a varint of up to 10 bytes at q (10 bytes readable). False if it does not end within
+  // 10 bytes, or (strict mode) its 10th byte carries bits past bit 63.
+  static bool ReadLong(const uint8_t* q, uint64_t* value, size_t* length) {
+    const uint64_t w = LoadLittleEndian64(q);
+    const uint64_t stops = ~w & kHighBits;
+    if (stops != 0) {
+      const unsigned stop = static_cast<unsigned>(__builtin_ctzll(stops));  // 8k + 7
+      *value = Compact7x8(stop == 63 ? w : w & ((uint64_t{1} << (stop + 1)) - 1));
+      *length = (stop + 1) / 8;
+      return true;
+    }
+    uint64_t v = Compact7x8(w) | (static_cast<uint64_t>(q[8] & 0x7F) << 56);
+    if (q[8] < 0x80) {
+      *value = v;
+      *length = 9;
+      return true;
+    }
+    if (q[9] >= 0x80 || (kStrict && q[9] > 1)) return false;
+    *value = v | (static_cast<uint64_t>(q[9]) << 63);
+    *length = 10;
+    return true;
+  }
+
+  static uint64_t ContinuationBits64(const uint8_t* q) {
+    const auto load = [q](int i) {
+      return static_cast<uint64_t>(static_cast<uint16_t>(
+          _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 16 * i)))));
+    };
+    return load(0) | (load(1) << 16) | (load(2) << 32) | (load(3) << 48);
+  }
+
+  static DecodeResult Run(const uint8_t* p, const uint8_t* end, void* out_void, size_t cap,
+                          uint64_t delta_base) {
+    Out* const out = static_cast<Out*>(out_void);
+    size_t n = 0;
+    __m128i carry = k64Bit<F> ? _mm_set1_epi64x(static_cast<int64_t>(delta_base))
+                              : _mm_set1_epi32(static_cast<int32_t>(delta_base));
+    bool needs_scalar = false;
+
+    // In place, while 64 bytes remain: steps may start up to 48 bytes into each window.
+    while (end - p >= 64 && cap - n >= 16 && !needs_scalar) {
+      const Walk w = WalkWindow(p, ContinuationBits64(p), 48, SIZE_MAX, out + n, cap - n, &carry);
+      p += w.off;
+      n += w.count;
+      needs_scalar = w.needs_scalar;
+    }
+
+    // Staged: at most 48 real bytes at a time in a zeroed buffer (zeros read as one-byte varints,
+    // so the walk never trips over the padding), decoded into a stack output; only the chunk's
+    // complete varints are copied out.
+    while (!needs_scalar && p < end && n < cap) {
+      alignas(16) uint8_t buf[128] = {};
+      const size_t real = end - p < 48 ? static_cast<size_t>(end - p) : 48;
+      std::memcpy(buf, p, real);
+      const uint64_t bits = ContinuationBits64(buf);
+      const uint64_t real_mask = (uint64_t{1} << real) - 1;
+      const uint64_t term = ~bits & real_mask;
+      size_t complete = static_cast<size_t>(__builtin_popcountll(term));
+      if (complete == 0) break;  // Truncated or over-long: the scalar reader names it.
+      if (complete > cap - n) complete = cap - n;
+      Out staged[48 + 16];
+      __m128i staged_carry = carry;
+      const Walk w = WalkWindow(buf, bits, 48, complete, staged, sizeof(staged) / sizeof(Out),
+                                &staged_carry);
+      if (w.needs_scalar || w.count < complete) {
+        needs_scalar = true;
+        break;
+      }
+      std::memcpy(out + n, staged, complete * sizeof(Out));
+      // Bytes of the `complete` varints: one past the complete-th terminator.
+      uint64_t t = term;
+      for (size_t i = 1; i < complete; ++i) t &= t - 1;
+      p += static_cast<size_t>(__builtin_ctzll(t)) + 1;
+      n += complete;
+      if constexpr (FormatTraits<F>::kDelta) {
+        carry = k64Bit<F> ? _mm_set1_epi64x(static_cast<int64_t>(out[n - 1]))
+                          : _mm_set1_epi32(static_cast<int32_t>(out[n - 1]));
+      }
+    }
+    if (p == end) return {p, n, DecodeStatus::kOk};
+    if (n == cap) return {p, n, DecodeStatus::kOutputFull};
+    // The bounded scalar reader finishes: exact errors and offsets, strict-mode ranges.
+    OutputSink<F> sink(out, n == 0 ? delta_base : static_cast<uint64_t>(out[n - 1]));
+    return DecodeTail<F, kStrict>(p, end, sink, n, cap);
+  }
+};
+
+size_t CountTerminatorsSse(const uint8_t* p, const uint8_t* end) {
+  size_t count = 0;
+  for (; end - p >= 16; p += 16) {
+    const int cont = _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    count += static_cast<size_t>(16 - _mm_popcnt_u32(static_cast<unsigned>(cont)));
+  }
+  for (; p < end; ++p) count += *p < 0x80;
+  return count;
+}
+
+}  // namespace
+
+extern const KernelDescriptor kMaskedVByteKernel;
+const KernelDescriptor kMaskedVByteKernel = MakeKernelDescriptor<MaskedVByteDecoder>(
+    "masked_vbyte",
+    "SSE4.1 Masked VByte: 12-byte masks index a 4096-entry table of pshufb shapes (6x1-2, 4x1-3, "
+    "2x1-5 bytes); 16 one-byte varints per step; 6-10-byte varints on an in-kernel long path",
+    &CountTerminatorsSse);
+
+}  // namespace internal
+}  // namespace pbaccel
