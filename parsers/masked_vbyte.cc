@@ -11,8 +11,8 @@
 //     that says how many varints to decode in one shape and how many bytes they take; one pshufb
 //     puts each varint's bytes in its own lane, pmaddubsw (b0 + 128 b1) and pmaddwd
 //     (w0 + 16384 w1) squeeze out the continuation bits:
-//       six varints of 1-2 bytes in 16-bit lanes; four of 1-3 bytes in 32-bit lanes; two (or one)
-//       of 1-5 bytes in 64-bit lanes;
+//       four to eight varints of 1-2 bytes in 16-bit lanes (the paper stops at six); four of 1-3
+//       bytes in 32-bit lanes; two (or one) of 1-5 bytes in 64-bit lanes;
 //   * a varint of 6-10 bytes at the front (every negative int32/int64) takes the long-varint path:
 //     one 8-byte load, its terminator found with a bit scan, its groups packed with three
 //     shift-and-mask rounds, bytes 9-10 added when present. It stays inside this kernel, costs
@@ -111,9 +111,19 @@ struct Walk {
   bool needs_scalar;  // Stopped at a step that the bounded scalar reader must take (see Run).
 };
 
+// Blend masks selecting a step's 32-bit lanes by kind (index: MaskedVByteKind).
+alignas(16) constexpr int32_t kSelect16[4][4] = {{0, 0, 0, 0}, {-1, -1, -1, -1}, {0, 0, 0, 0}, {0, 0, 0, 0}};
+alignas(16) constexpr int32_t kSelect32[4][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {-1, -1, -1, -1}, {0, 0, 0, 0}};
+
 template <VarintFormat F, bool kStrict>
 struct MaskedVByteDecoder {
   using Out = typename FormatTraits<F>::Out;
+  // 32-bit integer formats take the blended (branch-free) step; bool and 64-bit formats branch.
+  static constexpr bool kBlended = !k64Bit<F> && F != VarintFormat::kBool;
+  // The entry table: lenient 32-bit integer fields read only the first five bytes of a long
+  // varint, so their k64 shape takes varints of up to 10 bytes (see the tables' header).
+  static constexpr const MaskedVByteEntry* kEntries =
+      kBlended && !kStrict ? kMaskedVByteTables.entry32 : kMaskedVByteTables.entry;
 
   // Walks the window at `q` whose 64-bit continuation mask is `bits`, while the step's start is at
   // most `max_off` bytes in, fewer than `max_count` values are written and at least 16 output
@@ -139,7 +149,7 @@ struct MaskedVByteDecoder {
         k += 16;
         continue;
       }
-      const MaskedVByteEntry e = kMaskedVByteTables.entry[m & 0xFFF];
+      const MaskedVByteEntry e = kEntries[m & 0xFFF];
       if (e.kind == kLong) {
         // A varint of 6+ bytes: the whole of it is within the 64 readable bytes (off <= 48).
         uint64_t v;
@@ -154,32 +164,48 @@ struct MaskedVByteDecoder {
       const __m128i ctrl = _mm_loadu_si128(
           reinterpret_cast<const __m128i*>(kMaskedVByteTables.shuffle[e.shuffle]));
       const __m128i x = _mm_and_si128(_mm_shuffle_epi8(in, ctrl), _mm_set1_epi8(0x7F));
-      // (b0 + 128 b1) per 16-bit lane.
+      // (b0 + 128 b1) per 16-bit lane; then (w0 + 16384 w1) per 32-bit lane: 28 bits.
       const __m128i w = _mm_maddubs_epi16(_mm_set1_epi16(static_cast<int16_t>(0x8001)), x);
-      if (e.kind == kSix) {
+      const __m128i d = _mm_madd_epi16(w, _mm_set1_epi32(0x40000001));
+      // k64: bits 0..27 in each qword's low dword, bits 28..34 (byte 5) in its high dword.
+      const __m128i v64 = _mm_or_si128(
+          _mm_and_si128(d, _mm_set1_epi64x(0x0FFFFFFF)),
+          _mm_and_si128(_mm_srli_epi64(d, 4), _mm_set1_epi64x(~int64_t{0x0FFFFFFF})));
+      if constexpr (kBlended) {
+        // 32-bit formats: all three shapes end in 32-bit lanes, so compute each and select by
+        // kind instead of branching on it (the kind changes from step to step unpredictably).
+        const __m128i lo16 = _mm_cvtepu16_epi32(w);
+        const __m128i hi16 = _mm_cvtepu16_epi32(_mm_srli_si128(w, 8));
+        const __m128i lo64 = _mm_shuffle_epi32(v64, 0x08);  // Low dwords of both qwords.
+        const __m128i sel32 = _mm_load_si128(reinterpret_cast<const __m128i*>(kSelect32[e.kind]));
+        const __m128i sel16 = _mm_load_si128(reinterpret_cast<const __m128i*>(kSelect16[e.kind]));
+        const __m128i lo = _mm_blendv_epi8(_mm_blendv_epi8(lo64, d, sel32), lo16, sel16);
+        if (kStrict && e.kind == k64 && !TwoFitStrict(v64, e.count)) return {off, k, true};
+        if constexpr (FormatTraits<F>::kDelta) {
+          Put4x32<F>(lo, e.count < 4 ? e.count : 4, out + k, carry);
+          if (e.count > 4) Put4x32<F>(hi16, e.count - 4, out + k + 4, carry);
+        } else {
+          Put4x32<F>(lo, 4, out + k, carry);
+          Put4x32<F>(hi16, 4, out + k + 4, carry);  // Lanes past `count` are overwritten later.
+        }
+      } else if (e.kind == k16) {
         if (kStrict && F == VarintFormat::kBool &&
-            _mm_movemask_epi8(_mm_cmpgt_epi16(w, _mm_set1_epi16(1))) & 0x0FFF) {
+            _mm_movemask_epi8(_mm_cmpgt_epi16(w, _mm_set1_epi16(1))) != 0) {
           return {off, k, true};
         }
-        Put4x32<F>(_mm_cvtepu16_epi32(w), 4, out + k, carry);
-        Put4x32<F>(_mm_cvtepu16_epi32(_mm_srli_si128(w, 8)), 2, out + k + 4, carry);
-      } else {
-        // (w0 + 16384 w1) per 32-bit lane: 28 bits.
-        const __m128i d = _mm_madd_epi16(w, _mm_set1_epi32(0x40000001));
-        if (e.kind == kFour) {
-          if (kStrict && F == VarintFormat::kBool &&
-              _mm_movemask_epi8(_mm_cmpgt_epi32(d, _mm_set1_epi32(1))) != 0) {
-            return {off, k, true};
-          }
-          Put4x32<F>(d, 4, out + k, carry);
-        } else {
-          // 64-bit lanes: bits 0..27 in the low dword, bits 28..34 (byte 5) in the high dword.
-          const __m128i v = _mm_or_si128(_mm_and_si128(d, _mm_set1_epi64x(0x0FFFFFFF)),
-                                         _mm_and_si128(_mm_srli_epi64(d, 4),
-                                                       _mm_set1_epi64x(~int64_t{0x0FFFFFFF})));
-          if (kStrict && !k64Bit<F> && !TwoFitStrict(v, e.count)) return {off, k, true};
-          PutTwo(v, e.count, out + k, carry);
+        Put4x32<F>(_mm_cvtepu16_epi32(w), e.count < 4 ? e.count : 4, out + k, carry);
+        if (e.count > 4) {
+          Put4x32<F>(_mm_cvtepu16_epi32(_mm_srli_si128(w, 8)), e.count - 4, out + k + 4, carry);
         }
+      } else if (e.kind == k32) {
+        if (kStrict && F == VarintFormat::kBool &&
+            _mm_movemask_epi8(_mm_cmpgt_epi32(d, _mm_set1_epi32(1))) != 0) {
+          return {off, k, true};
+        }
+        Put4x32<F>(d, 4, out + k, carry);
+      } else {
+        if (kStrict && !k64Bit<F> && !TwoFitStrict(v64, e.count)) return {off, k, true};
+        PutTwo(v64, e.count, out + k, carry);
       }
       off += e.consumed;
       k += e.count;

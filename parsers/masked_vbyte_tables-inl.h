@@ -12,74 +12,101 @@
 // how to decode them. Following Plaisance, Kurz and Lemire ("Vectorized VByte Decoding", 2015),
 // the decoder takes the first of these shapes that fits the leading varints:
 //
-//   kind kSix:  the first six varints all have at most 2 bytes: one pshufb places each in its own
-//               16-bit lane (6 lanes);
-//   kind kFour: the first four have at most 3 bytes: one pshufb places each in a 32-bit lane;
-//   kind kTwo:  the first two have at most 5 bytes: each in a 64-bit lane (count 2); or only the
+//   kind k16:   at least four leading varints of at most 2 bytes end within the 12 bytes: up to
+//               eight of them (the paper stops at six) go in 16-bit lanes;
+//   kind k32:   the first four have at most 3 bytes: one per 32-bit lane;
+//   kind k64:   the first two have at most 5 bytes: one per 64-bit lane (count 2); or only the
 //               first does (the second is longer): count 1;
 //   kind kLong: the first varint has 6 or more bytes (or does not end within the 12): decoded
 //               on its own by the kernel's long-varint path.
 //
+// A second entry table serves 32-bit fields in lenient mode, where only a varint's first five bytes
+// carry bits that are kept (bits past 31 are dropped, as upstream drops them): there k64 also takes
+// varints of 6 to 10 bytes (every negative int32 and enum), gathering their first five bytes, so
+// kLong is left for varints that do not end within 10 bytes. That adds 50 controls (first length
+// 1-10, second 1-5 gathered bytes).
+//
 // A shuffle control puts byte j of varint k at the start of lane k and fills the rest of the lane
-// with 0x80 (pshufb writes zero there). There are 2^6 kSix controls (lengths 1-2 for six varints),
-// 3^4 kFour controls and 5^2 kTwo controls: 170 in all, as in the paper.
+// with 0x80 (pshufb writes zero there). There are 2^4 + ... + 2^8 = 496 k16 controls (lengths 1-2
+// for four to eight varints), 3^4 = 81 k32 controls and 5^2 = 25 k64 controls.
 
-enum MaskedVByteKind : uint8_t { kLong = 0, kSix = 1, kFour = 2, kTwo = 3 };
+enum MaskedVByteKind : uint8_t { kLong = 0, k16 = 1, k32 = 2, k64 = 3 };
 
 struct MaskedVByteEntry {
   uint8_t consumed;  // Bytes taken by the `count` varints decoded (0 for kLong).
   uint8_t count;     // Varints decoded (0 for kLong).
   uint8_t kind;      // A MaskedVByteKind.
-  uint8_t shuffle;   // Index into the shuffle controls.
+  uint8_t unused;
+  uint16_t shuffle;  // Index into the shuffle controls.
 };
 
-inline constexpr int kMaskedVByteShuffles = 64 + 81 + 25;
+inline constexpr int kMaskedVByteShuffles16 = 496;
+inline constexpr int kMaskedVByteShuffles = kMaskedVByteShuffles16 + 81 + 25 + 50;
 
 struct MaskedVByteTables {
-  MaskedVByteEntry entry[4096];
+  MaskedVByteEntry entry[4096];    // Every field type and mode.
+  MaskedVByteEntry entry32[4096];  // 32-bit fields, lenient mode: k64 takes 6-10-byte varints.
   uint8_t shuffle[kMaskedVByteShuffles][16];
 };
 
-// The shuffle control for varints of lengths len[0..count) placed in lanes of `lane_bytes` bytes.
-constexpr void FillShuffle(uint8_t (&control)[16], const int* len, int count, int lane_bytes) {
+// The shuffle control for varints of lengths len[0..count) placed in lanes of `lane_bytes` bytes,
+// gathering at most `max_gather` bytes of each.
+constexpr void FillShuffle(uint8_t (&control)[16], const int* len, int count, int lane_bytes,
+                           int max_gather = 16) {
   for (int i = 0; i < 16; ++i) control[i] = 0x80;
   int src = 0;
   for (int k = 0; k < count; ++k) {
-    for (int j = 0; j < len[k]; ++j) control[k * lane_bytes + j] = static_cast<uint8_t>(src + j);
+    const int gather = len[k] < max_gather ? len[k] : max_gather;
+    for (int j = 0; j < gather; ++j) control[k * lane_bytes + j] = static_cast<uint8_t>(src + j);
     src += len[k];
   }
 }
 
-// Shuffle index of each shape: kSix lengths in {1,2} as bits (bit k set = varint k has 2 bytes);
-// kFour lengths in {1,2,3} as base-3 digits; kTwo lengths in {1..5} as base-5 digits.
-constexpr int SixIndex(const int* len) {
-  int index = 0;
-  for (int k = 0; k < 6; ++k) index |= (len[k] - 1) << k;
-  return index;
+// Shuffle index of each shape. k16 with `count` (4..8) varints: the 2^count length patterns (bit k
+// set = varint k has 2 bytes) after the 2^4 + ... + 2^(count-1) = 2^count - 16 of smaller counts.
+// k32: lengths in {1,2,3} as base-3 digits. k64: lengths in {1..5} as base-5 digits.
+constexpr int Index16(const int* len, int count) {
+  int bits = 0;
+  for (int k = 0; k < count; ++k) bits |= (len[k] - 1) << k;
+  return (1 << count) - 16 + bits;
 }
-constexpr int FourIndex(const int* len) {
+constexpr int Index32(const int* len) {
   int index = 0;
   for (int k = 3; k >= 0; --k) index = index * 3 + (len[k] - 1);
-  return 64 + index;
+  return kMaskedVByteShuffles16 + index;
 }
-constexpr int TwoIndex(const int* len) { return 64 + 81 + (len[1] - 1) * 5 + (len[0] - 1); }
+constexpr int Index64(const int* len) {
+  return kMaskedVByteShuffles16 + 81 + (len[1] - 1) * 5 + (len[0] - 1);
+}
+// k64 in entry32: first length 1..10, second gathered length 1..5 (a second varint longer than 5
+// bytes gathers 5; bytes past them are dropped).
+constexpr int Index64Long(const int* len) {
+  const int second = len[1] < 5 ? len[1] : 5;
+  return kMaskedVByteShuffles16 + 81 + 25 + (second - 1) * 10 + (len[0] - 1);
+}
 
 constexpr MaskedVByteTables MakeMaskedVByteTables() {
   MaskedVByteTables t{};
   // Every shuffle control, by enumerating the lengths of each shape.
-  for (int bits = 0; bits < 64; ++bits) {
-    int len[6] = {};
-    for (int k = 0; k < 6; ++k) len[k] = 1 + ((bits >> k) & 1);
-    FillShuffle(t.shuffle[SixIndex(len)], len, 6, 2);
+  for (int count = 4; count <= 8; ++count) {
+    for (int bits = 0; bits < (1 << count); ++bits) {
+      int len[8] = {};
+      for (int k = 0; k < count; ++k) len[k] = 1 + ((bits >> k) & 1);
+      FillShuffle(t.shuffle[Index16(len, count)], len, count, 2);
+    }
   }
   for (int code = 0; code < 81; ++code) {
     int len[4] = {};
     for (int k = 0, c = code; k < 4; ++k, c /= 3) len[k] = 1 + c % 3;
-    FillShuffle(t.shuffle[FourIndex(len)], len, 4, 4);
+    FillShuffle(t.shuffle[Index32(len)], len, 4, 4);
   }
   for (int code = 0; code < 25; ++code) {
     int len[2] = {1 + code % 5, 1 + code / 5};
-    FillShuffle(t.shuffle[TwoIndex(len)], len, 2, 8);
+    FillShuffle(t.shuffle[Index64(len)], len, 2, 8);
+  }
+  for (int code = 0; code < 50; ++code) {
+    int len[2] = {1 + code % 10, 1 + code / 10};
+    FillShuffle(t.shuffle[Index64Long(len)], len, 2, 8, /*max_gather=*/5);
   }
   // Every 12-bit continuation mask: split into varints, then take the first shape that fits.
   for (int mask = 0; mask < 4096; ++mask) {
@@ -104,20 +131,34 @@ constexpr MaskedVByteTables MakeMaskedVByteTables() {
       for (int k = 0; k < count; ++k) s += len[k];
       return s;
     };
+    int short2 = 0;  // Leading varints of at most 2 bytes, up to 8.
+    while (short2 < complete && short2 < 8 && len[short2] <= 2) ++short2;
     MaskedVByteEntry& e = t.entry[mask];
-    if (all_at_most(6, 2)) {
-      e = {static_cast<uint8_t>(sum(6)), 6, kSix, static_cast<uint8_t>(SixIndex(len))};
+    if (short2 >= 4) {
+      e = {static_cast<uint8_t>(sum(short2)), static_cast<uint8_t>(short2), k16, 0,
+           static_cast<uint16_t>(Index16(len, short2))};
     } else if (all_at_most(4, 3)) {
-      e = {static_cast<uint8_t>(sum(4)), 4, kFour, static_cast<uint8_t>(FourIndex(len))};
+      e = {static_cast<uint8_t>(sum(4)), 4, k32, 0, static_cast<uint16_t>(Index32(len))};
     } else if (all_at_most(2, 5)) {
-      e = {static_cast<uint8_t>(sum(2)), 2, kTwo, static_cast<uint8_t>(TwoIndex(len))};
+      e = {static_cast<uint8_t>(sum(2)), 2, k64, 0, static_cast<uint16_t>(Index64(len))};
     } else if (all_at_most(1, 5)) {
       // The second varint is longer than 5 bytes: decode the first alone (its shuffle's second
       // lane, length 1, is ignored).
       const int pair[2] = {len[0], 1};
-      e = {static_cast<uint8_t>(len[0]), 1, kTwo, static_cast<uint8_t>(TwoIndex(pair))};
+      e = {static_cast<uint8_t>(len[0]), 1, k64, 0, static_cast<uint16_t>(Index64(pair))};
     } else {
-      e = {0, 0, kLong, 0};
+      e = {0, 0, kLong, 0, 0};
+    }
+    MaskedVByteEntry& e32 = t.entry32[mask];
+    e32 = e;
+    if (e.kind == k64 || e.kind == kLong) {
+      // Up to 10-byte varints in 64-bit lanes (their first five bytes).
+      if (all_at_most(2, 10)) {
+        e32 = {static_cast<uint8_t>(sum(2)), 2, k64, 0, static_cast<uint16_t>(Index64Long(len))};
+      } else if (all_at_most(1, 10)) {
+        const int pair[2] = {len[0], 1};
+        e32 = {static_cast<uint8_t>(len[0]), 1, k64, 0, static_cast<uint16_t>(Index64Long(pair))};
+      }
     }
   }
   return t;
