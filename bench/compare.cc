@@ -1,11 +1,297 @@
-// //bench:compare: pbaccel against upstream protobuf, side by side.
-// Until the kernels land it prints the CPU features pbaccel detects.
+// Copyright 2026 The pbaccel Authors.
+//
+// //bench:compare, pbaccel's main command: every workload and array size of ../shared/WORKLOADS.md,
+// decoded by upstream protobuf, by pbaccel (automatic kernel), by each kernel this CPU supports,
+// and by Stream VByte (a different, byte-oriented format: the speed reference, not a protobuf
+// parser), beside memcpy of the decoded output (the ceiling). Side by side, in one run:
+//
+//   * every pbaccel row is first verified equal to upstream's result for every array of the input;
+//     a mismatch aborts (exit 1) naming the workload, size and kernel;
+//   * the implementations' repetitions are interleaved (A B C ... A B C ..., the starting one
+//     rotating), each repetition short, so the noise episodes of a shared machine (one-sided, tens
+//     of seconds long) hit all alike;
+//   * ns_per_item is the minimum over the repetitions (the quiet estimate); the table shows the
+//     median beside it.
+//
+//   ./bazelw run //bench:compare               # table, about 2 minutes
+//   ./bazelw run //bench:compare -- --quick    # table, under 20 s
+//   ./bazelw run //bench:compare -- --csv      # workload,n,implementation,ns_per_item
+//   options: --reps=N (default 21, quick 15), --workloads=W2,W4 --sizes=64,4096
 
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "bench/packed_input.h"
 #include "pbaccel/pbaccel.h"
+#include "streamvbyte.h"
 
-int main() {
-  std::fputs(pbaccel::DescribeCpu(pbaccel::DetectedCpu()).c_str(), stdout);
+namespace pbaccel {
+namespace bench {
+namespace {
+
+struct Options {
+  bool csv = false;
+  bool quick = false;
+  int reps = 21;
+  std::vector<std::string> workloads;  // Empty: all.
+  std::vector<size_t> sizes;           // Empty: all.
+};
+
+struct Row {
+  std::string workload;
+  size_t n;
+  std::string implementation;
+  double min_ns;
+  double median_ns;
+};
+
+// An implementation under test: runs the whole input once, returns a checksum.
+struct Impl {
+  std::string name;
+  std::function<uint64_t()> run;
+};
+
+double NowNs() {
+  return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                 std::chrono::steady_clock::now().time_since_epoch())
+                                 .count());
+}
+
+// Times `impls` interleaved: `reps` rounds, each running every implementation `inner` times.
+// Returns ns per item for each implementation and repetition.
+std::vector<std::vector<double>> TimeInterleaved(const std::vector<Impl>& impls, size_t items,
+                                                 int reps, int inner) {
+  std::vector<std::vector<double>> samples(impls.size());
+  volatile uint64_t sink = 0;
+  for (const Impl& impl : impls) sink = sink + impl.run();  // Warm up caches and allocations.
+  for (int r = 0; r < reps; ++r) {
+    for (size_t j = 0; j < impls.size(); ++j) {
+      const size_t i = (j + static_cast<size_t>(r)) % impls.size();  // Rotate who goes first.
+      const double t0 = NowNs();
+      for (int k = 0; k < inner; ++k) sink = sink + impls[i].run();
+      samples[i].push_back((NowNs() - t0) / (static_cast<double>(inner) * items));
+    }
+  }
+  return samples;
+}
+
+double Min(std::vector<double> v) { return *std::min_element(v.begin(), v.end()); }
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// How many runs make one repetition last about `target_ns`, from one timed run of the slowest
+// implementation (upstream).
+int InnerFor(const std::function<uint64_t()>& slowest, double target_ns) {
+  const double t0 = NowNs();
+  volatile uint64_t sink = slowest();
+  (void)sink;
+  const double t = NowNs() - t0;
+  return std::max(1, static_cast<int>(target_ns / std::max(t, 1.0)));
+}
+
+[[noreturn]] void Mismatch(absl::string_view workload, size_t n, absl::string_view impl,
+                           const std::string& what) {
+  std::fprintf(stderr, "compare: MISMATCH on workload %.*s n=%zu implementation %.*s: %s\n",
+               static_cast<int>(workload.size()), workload.data(), n,
+               static_cast<int>(impl.size()), impl.data(), what.c_str());
+  std::exit(1);
+}
+
+std::vector<Row> RunPayloadWorkload(const workloads::PayloadWorkload& w, size_t n,
+                                    const Options& opt) {
+  const PackedInput input = MakePackedInput(w, n);
+  DecodeOutputs out;
+  std::vector<Impl> impls;
+  impls.push_back({"protobuf", [&] { return ParseWithUpstream(input, &out); }});
+  impls.push_back({"pbaccel", [&] { return DecodeWithPbaccel(input, &out); }});
+  std::vector<std::string> kernels;
+  for (absl::string_view k : SupportedKernels()) kernels.emplace_back(k);
+  for (const std::string& k : kernels) {
+    impls.push_back({k, [&input, &out, k] {
+                       ScopedKernelOverride force(k);
+                       return DecodeWithPbaccel(input, &out);
+                     }});
+  }
+  impls.push_back({"memcpy", [&] { return CopyDecodedOutput(input, &out); }});
+
+  // Stream VByte on the same integers (32-bit types only; it has no 64-bit format).
+  std::string svb_bytes;
+  std::vector<size_t> svb_offsets{0};
+  std::vector<uint32_t> svb_out(n + 64);
+  const bool svb = OutputBytes(w.type) <= 4;
+  if (svb) {
+    for (size_t a = 0; a < input.arrays; ++a) {
+      const std::vector<uint64_t> values = UpstreamValues(input, a);
+      std::vector<uint32_t> v32(values.begin(), values.end());
+      std::string enc(streamvbyte_max_compressedbytes(static_cast<uint32_t>(n)), '\0');
+      enc.resize(streamvbyte_encode(v32.data(), static_cast<uint32_t>(n),
+                                    reinterpret_cast<uint8_t*>(&enc[0])));
+      svb_bytes += enc;
+      svb_offsets.push_back(svb_bytes.size());
+    }
+    impls.push_back({"streamvbyte", [&] {
+                       uint64_t sum = 0;
+                       for (size_t a = 0; a < input.arrays; ++a) {
+                         sum += streamvbyte_decode(
+                             reinterpret_cast<const uint8_t*>(svb_bytes.data()) + svb_offsets[a],
+                             svb_out.data(), static_cast<uint32_t>(n));
+                       }
+                       return sum + svb_out[0];
+                     }});
+  }
+
+  // Verify every pbaccel row against upstream on every array before timing anything.
+  std::vector<std::vector<uint64_t>> expected(input.arrays);
+  for (size_t a = 0; a < input.arrays; ++a) expected[a] = UpstreamValues(input, a);
+  std::vector<std::string> checked = kernels;
+  checked.insert(checked.begin(), "");  // "" = automatic choice.
+  for (const std::string& k : checked) {
+    std::unique_ptr<ScopedKernelOverride> force;
+    if (!k.empty()) force = std::make_unique<ScopedKernelOverride>(k);
+    for (size_t a = 0; a < input.arrays; ++a) {
+      if (PbaccelValues(input, a) != expected[a]) {
+        Mismatch(w.name, n, k.empty() ? "pbaccel" : k, absl::StrCat("array ", a, " differs"));
+      }
+    }
+  }
+  if (svb) {
+    for (size_t a = 0; a < input.arrays; ++a) {
+      streamvbyte_decode(reinterpret_cast<const uint8_t*>(svb_bytes.data()) + svb_offsets[a],
+                         svb_out.data(), static_cast<uint32_t>(n));
+      for (size_t i = 0; i < n; ++i) {
+        if (svb_out[i] != static_cast<uint32_t>(expected[a][i])) {
+          Mismatch(w.name, n, "streamvbyte", "round trip differs");
+        }
+      }
+    }
+  }
+
+  const int inner = InnerFor(impls[0].run, opt.quick ? 0.5e6 : 2e6);
+  const auto samples = TimeInterleaved(impls, input.total_values(), opt.reps, inner);
+  std::vector<Row> rows;
+  for (size_t i = 0; i < impls.size(); ++i) {
+    rows.push_back({std::string(w.name), n, impls[i].name, Min(samples[i]), Median(samples[i])});
+  }
+  return rows;
+}
+
+void PrintTable(const std::vector<Row>& rows) {
+  // Rows of one (workload, n) are contiguous; protobuf first.
+  double protobuf = 0, memcpy_ns = 0;
+  std::string current;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    const std::string key = absl::StrCat(r.workload, "/", r.n);
+    if (key != current) {
+      current = key;
+      protobuf = r.min_ns;
+      memcpy_ns = 0;
+      for (size_t j = i; j < rows.size() && rows[j].workload == r.workload && rows[j].n == r.n; ++j) {
+        if (rows[j].implementation == "memcpy") memcpy_ns = rows[j].min_ns;
+      }
+      std::printf("\n%-12s n=%-8zu %-13s %11s %11s %10s %10s\n", r.workload.c_str(), r.n,
+                  "implementation", "ns/item min", "median", "x protobuf", "memcpy/x");
+    }
+    std::printf("%-23s %-13s %11.3f %11.3f %9.2fx %10s\n", "", r.implementation.c_str(), r.min_ns,
+                r.median_ns, protobuf / r.min_ns,
+                memcpy_ns > 0 ? absl::StrCat(absl::SixDigits(memcpy_ns / r.min_ns)).c_str() : "-");
+  }
+}
+
+bool Wanted(const std::vector<std::string>& list, absl::string_view name) {
+  return list.empty() || std::find(list.begin(), list.end(), name) != list.end();
+}
+
+int Main(int argc, char** argv) {
+  Options opt;
+  bool reps_set = false;
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view a = argv[i];
+    if (a == "--csv") {
+      opt.csv = true;
+    } else if (a == "--quick") {
+      opt.quick = true;
+    } else if (absl::ConsumePrefix(&a, "--reps=")) {
+      if (!absl::SimpleAtoi(a, &opt.reps) || opt.reps < 1) {
+        std::fprintf(stderr, "compare: bad --reps\n");
+        return 2;
+      }
+      reps_set = true;
+    } else if (absl::StartsWith(a, "--workloads=")) {
+      opt.workloads = absl::StrSplit(a.substr(12), ',');
+    } else if (absl::StartsWith(a, "--sizes=")) {
+      for (absl::string_view s : absl::StrSplit(a.substr(8), ',')) {
+        size_t v;
+        if (!absl::SimpleAtoi(s, &v)) {
+          std::fprintf(stderr, "compare: bad --sizes\n");
+          return 2;
+        }
+        opt.sizes.push_back(v);
+      }
+    } else {
+      std::fprintf(stderr,
+                   "usage: compare [--csv] [--quick] [--reps=N] [--workloads=a,b] [--sizes=n,m]\n");
+      return 2;
+    }
+  }
+  if (opt.quick && !reps_set) opt.reps = 15;
+
+  if (!opt.csv) {
+    std::fputs(DescribeCpu(DetectedCpu()).c_str(), stdout);
+    const absl::string_view active = ActiveKernelName();
+    std::printf("Kernel auto-selected: %.*s   Kernels supported: ", static_cast<int>(active.size()),
+                active.data());
+    for (absl::string_view k : SupportedKernels()) std::printf("%.*s ", static_cast<int>(k.size()), k.data());
+    std::printf("\nns/item: minimum over %d interleaved repetitions (median beside it). "
+                "streamvbyte is a different format (speed reference, not a protobuf parser).\n",
+                opt.reps);
+  } else {
+    std::printf("workload,n,implementation,ns_per_item\n");
+  }
+  std::fflush(stdout);
+
+  std::vector<Row> all;
+  auto emit = [&](const std::vector<Row>& rows) {
+    if (opt.csv) {
+      for (const Row& r : rows) {
+        std::printf("%s,%zu,%s,%.4f\n", r.workload.c_str(), r.n, r.implementation.c_str(), r.min_ns);
+      }
+    } else {
+      PrintTable(rows);
+    }
+    std::fflush(stdout);
+    all.insert(all.end(), rows.begin(), rows.end());
+  };
+  for (const workloads::PayloadWorkload& w : workloads::PayloadWorkloads()) {
+    if (!Wanted(opt.workloads, w.name)) continue;
+    for (size_t n : workloads::ArraySizes()) {
+      if (!opt.sizes.empty() && std::find(opt.sizes.begin(), opt.sizes.end(), n) == opt.sizes.end()) {
+        continue;
+      }
+      if (opt.quick && n == 1048576 && w.name != "W2" && w.name != "1byte") continue;
+      emit(RunPayloadWorkload(w, n, opt));
+    }
+  }
   return 0;
 }
+
+}  // namespace
+}  // namespace bench
+}  // namespace pbaccel
+
+int main(int argc, char** argv) { return pbaccel::bench::Main(argc, argv); }
