@@ -12,6 +12,7 @@
 
 #include "pbaccel/cpu_features.h"   // IWYU pragma: export
 #include "pbaccel/kernels.h"        // IWYU pragma: export
+#include "pbaccel/message_parser.h" // IWYU pragma: export
 #include "pbaccel/packed_varint.h"  // IWYU pragma: export
 
 #endif  // PBACCEL_PBACCEL_H_

@@ -1,0 +1,342 @@
+// Copyright 2026 The pbaccel Authors.
+
+#include "pbaccel/message_parser.h"
+
+#include <climits>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/reflection.h"
+#include "pbaccel/internal/message_plan.h"
+#include "pbaccel/packed_varint.h"
+
+namespace pbaccel {
+namespace {
+
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+using google::protobuf::Reflection;
+using internal::FieldAction;
+using internal::MessagePlan;
+using internal::VarintFormat;
+
+// Submessages shorter than this stay with upstream: a packed field inside one could not reach
+// kSmallPayloadBytes by much, and the split would cost more than it saves.
+constexpr size_t kSmallSubmessageBytes = 48;
+
+// Reads a varint of at most `max_bytes` bytes in [p, end). Returns the next byte, or nullptr if
+// the varint is longer or runs past `end`.
+const char* ReadVarint(const char* p, const char* end, int max_bytes, uint64_t* value) {
+  uint64_t v = 0;
+  for (int i = 0; i < max_bytes && p < end; ++i) {
+    const uint8_t b = static_cast<uint8_t>(*p++);
+    v |= static_cast<uint64_t>(b & 0x7F) << (7 * i);
+    if (b < 0x80) {
+      *value = v;
+      return p;
+    }
+  }
+  return nullptr;
+}
+
+// Skips the body of a group that started with field `number` up to and including its end tag.
+// Returns nullptr if the bytes are not a well-formed group (upstream then decides).
+const char* SkipGroup(const char* p, const char* end, uint32_t number) {
+  // Field numbers of the groups we are inside, innermost last. Bounded: a deeper nesting is left to
+  // upstream, which applies its recursion limit.
+  uint32_t open[128];
+  int depth = 0;
+  open[depth++] = number;
+  while (p < end) {
+    uint64_t tag;
+    p = ReadVarint(p, end, 5, &tag);
+    if (p == nullptr || tag > UINT32_MAX || (tag >> 3) == 0) return nullptr;
+    const uint32_t field = static_cast<uint32_t>(tag >> 3);
+    uint64_t len;
+    switch (tag & 7) {
+      case 0:
+        p = ReadVarint(p, end, 10, &len);
+        if (p == nullptr) return nullptr;
+        break;
+      case 1:
+        if (end - p < 8) return nullptr;
+        p += 8;
+        break;
+      case 5:
+        if (end - p < 4) return nullptr;
+        p += 4;
+        break;
+      case 2:
+        p = ReadVarint(p, end, 5, &len);
+        if (p == nullptr || len > static_cast<uint64_t>(end - p)) return nullptr;
+        p += len;
+        break;
+      case 3:
+        if (depth == 128) return nullptr;
+        open[depth++] = field;
+        break;
+      case 4:
+        if (open[depth - 1] != field) return nullptr;
+        if (--depth == 0) return p;
+        break;
+      default:
+        return nullptr;
+    }
+  }
+  return nullptr;
+}
+
+class Parser {
+ public:
+  explicit Parser(const char* origin) : origin_(origin) {}
+
+  // Merges [p, end) into msg, whose plan is `plan`, with `budget` levels of nesting left.
+  absl::Status Merge(const char* p, const char* end, Message* msg, const MessagePlan& plan,
+                     int budget) {
+    if (!plan.accelerates) return Upstream(p, end, msg, budget);
+    const char* run = p;  // Start of the fields not yet handed over.
+    while (p < end) {
+      const char* field_start = p;
+      uint64_t tag;
+      p = ReadVarint(p, end, 5, &tag);
+      if (p == nullptr || tag > UINT32_MAX || (tag >> 3) == 0) break;  // Upstream decides.
+      const uint32_t number = static_cast<uint32_t>(tag >> 3);
+      uint64_t len;
+      switch (tag & 7) {
+        case 0:
+          p = ReadVarint(p, end, 10, &len);
+          break;
+        case 1:
+          p = end - p >= 8 ? p + 8 : nullptr;
+          break;
+        case 5:
+          p = end - p >= 4 ? p + 4 : nullptr;
+          break;
+        case 3:
+          p = SkipGroup(p, end, number);
+          break;
+        case 2: {
+          p = ReadVarint(p, end, 5, &len);
+          if (p == nullptr || len > static_cast<uint64_t>(end - p) || len > INT_MAX) {
+            p = nullptr;
+            break;
+          }
+          const char* payload = p;
+          p += len;
+          const FieldAction* action = plan.Find(number);
+          if (action == nullptr || action->kind == FieldAction::kUpstream) break;
+          if (!Worthwhile(*action, len, budget)) break;
+          // Hand over the fields before this one, then take this one.
+          if (run < field_start) {
+            absl::Status s = Upstream(run, field_start, msg, budget);
+            if (!s.ok()) return s;
+          }
+          absl::Status s = Take(*action, payload, p, msg, budget);
+          if (!s.ok()) return s;
+          run = p;
+          break;
+        }
+        default:
+          p = nullptr;  // End-group outside a group, or wire type 6/7: upstream rejects.
+          break;
+      }
+      if (p == nullptr) break;
+    }
+    // The rest, malformed or not, goes to upstream, which accepts or rejects it as a whole parse
+    // would.
+    if (p == nullptr) p = end;
+    return run < end ? Upstream(run, end, msg, budget) : absl::OkStatus();
+  }
+
+ private:
+  static bool Worthwhile(const FieldAction& a, uint64_t len, int budget) {
+    switch (a.kind) {
+      case FieldAction::kPackedVarint:
+        return len >= kSmallPayloadBytes;
+      case FieldAction::kPackedFixed:
+        // A length that is not a multiple of the element size is malformed: upstream says so.
+        return len >= kSmallPayloadBytes && len % a.fixed_size == 0;
+      case FieldAction::kMessage:
+        // Entering a submessage costs one level, as in upstream; at 0 upstream reports the error.
+        return len >= kSmallSubmessageBytes && budget >= 1;
+      case FieldAction::kUpstream:
+        break;
+    }
+    return false;
+  }
+
+  absl::Status Take(const FieldAction& a, const char* p, const char* end, Message* msg, int budget) {
+    const Reflection* r = msg->GetReflection();
+    switch (a.kind) {
+      case FieldAction::kPackedVarint:
+        return Packed(a, absl::string_view(p, static_cast<size_t>(end - p)), msg, r);
+      case FieldAction::kPackedFixed:
+        return a.fixed_size == 4 ? Fixed<4>(a, p, end, msg, r) : Fixed<8>(a, p, end, msg, r);
+      case FieldAction::kMessage: {
+        Message* sub = a.field->is_repeated() ? r->AddMessage(msg, a.field)
+                                              : r->MutableMessage(msg, a.field);
+        return Merge(p, end, sub, *a.child, budget - 1);
+      }
+      case FieldAction::kUpstream:
+        break;
+    }
+    return absl::InternalError("pbaccel: unexpected field action");
+  }
+
+// Reflection::MutableRepeatedField<T> is deprecated in favour of MutableRepeatedFieldRef, which has
+// no bulk access; it is the one reflection call that yields the field's RepeatedField<T> itself, so
+// the kernels can reserve once and decode in place.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  template <typename T>
+  static google::protobuf::RepeatedField<T>* Field(Message* msg, const Reflection* r,
+                                                   const FieldDescriptor* f) {
+    return r->MutableRepeatedField<T>(msg, f);
+  }
+#pragma GCC diagnostic pop
+
+  absl::Status Packed(const FieldAction& a, absl::string_view payload, Message* msg,
+                      const Reflection* r) {
+    absl::Status s;
+    switch (a.format) {
+      case VarintFormat::kInt32:
+        s = DecodePackedInt32(payload, Field<int32_t>(msg, r, a.field));
+        break;
+      case VarintFormat::kInt64:
+        s = DecodePackedInt64(payload, Field<int64_t>(msg, r, a.field));
+        break;
+      case VarintFormat::kUInt32:
+        s = DecodePackedUInt32(payload, Field<uint32_t>(msg, r, a.field));
+        break;
+      case VarintFormat::kUInt64:
+        s = DecodePackedUInt64(payload, Field<uint64_t>(msg, r, a.field));
+        break;
+      case VarintFormat::kSInt32:
+        s = DecodePackedSInt32(payload, Field<int32_t>(msg, r, a.field));
+        break;
+      case VarintFormat::kSInt64:
+        s = DecodePackedSInt64(payload, Field<int64_t>(msg, r, a.field));
+        break;
+      case VarintFormat::kBool:
+        s = DecodePackedBool(payload, Field<bool>(msg, r, a.field));
+        break;
+      default:
+        return absl::InternalError("pbaccel: unexpected packed format");
+    }
+    if (s.ok()) return s;
+    return absl::InvalidArgumentError(absl::StrCat("field ", a.field->full_name(), " (packed, payload at byte offset ",
+                                                   payload.data() - origin_, "): ", s.message()));
+  }
+
+  template <int kSize>
+  static absl::Status Fixed(const FieldAction& a, const char* p, const char* end, Message* msg,
+                            const Reflection* r) {
+    static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "bulk copy assumes little-endian");
+    const int count = static_cast<int>((end - p) / kSize);
+    auto append = [&](auto* field) {
+      if (count > INT_MAX - field->size()) return false;
+      field->Reserve(field->size() + count);
+      std::memcpy(field->AddNAlreadyReserved(count), p, static_cast<size_t>(count) * kSize);
+      return true;
+    };
+    bool ok = false;
+    switch (a.field->cpp_type()) {
+      case FieldDescriptor::CPPTYPE_FLOAT: ok = append(Field<float>(msg, r, a.field)); break;
+      case FieldDescriptor::CPPTYPE_DOUBLE: ok = append(Field<double>(msg, r, a.field)); break;
+      case FieldDescriptor::CPPTYPE_INT32: ok = append(Field<int32_t>(msg, r, a.field)); break;
+      case FieldDescriptor::CPPTYPE_UINT32: ok = append(Field<uint32_t>(msg, r, a.field)); break;
+      case FieldDescriptor::CPPTYPE_INT64: ok = append(Field<int64_t>(msg, r, a.field)); break;
+      case FieldDescriptor::CPPTYPE_UINT64: ok = append(Field<uint64_t>(msg, r, a.field)); break;
+      default: break;
+    }
+    return ok ? absl::OkStatus()
+              : absl::ResourceExhaustedError(absl::StrCat("field ", a.field->full_name(),
+                                                          ": too many elements"));
+  }
+
+  // Upstream protobuf parses [p, end) into msg, with `budget` nesting levels.
+  absl::Status Upstream(const char* p, const char* end, Message* msg, int budget) {
+    google::protobuf::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(p),
+                                                 static_cast<int>(end - p));
+    input.SetRecursionLimit(budget);
+    // ConsumedEntireMessage: the parse must end at the end of the range, not at an end-group tag.
+    if (msg->MergePartialFromCodedStream(&input) && input.ConsumedEntireMessage()) {
+      return absl::OkStatus();
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("malformed ", msg->GetDescriptor()->full_name(),
+                     ": protobuf's parser rejected the fields at byte offsets [", p - origin_, ", ",
+                     end - origin_, ")"));
+  }
+
+  const char* origin_;
+};
+
+absl::Status MergeImpl(absl::string_view bytes, Message* msg, bool check_required) {
+  if (bytes.size() > static_cast<size_t>(INT_MAX)) {
+    return absl::InvalidArgumentError("message larger than 2 GiB: protobuf cannot parse it");
+  }
+  Parser parser(bytes.data());
+  absl::Status s = parser.Merge(bytes.data(), bytes.data() + bytes.size(), msg,
+                                internal::PlanFor(msg->GetDescriptor()),
+                                google::protobuf::io::CodedInputStream::GetDefaultRecursionLimit());
+  if (s.ok() && check_required && !msg->IsInitialized()) {
+    return absl::InvalidArgumentError(absl::StrCat(msg->GetDescriptor()->full_name(),
+                                                   ": missing required fields: ",
+                                                   msg->InitializationErrorString()));
+  }
+  return s;
+}
+
+// The bytes of a ZeroCopyInputStream, in one buffer.
+std::string ReadAll(google::protobuf::io::ZeroCopyInputStream* input) {
+  std::string out;
+  const void* data;
+  int size;
+  while (input->Next(&data, &size)) out.append(static_cast<const char*>(data), static_cast<size_t>(size));
+  return out;
+}
+
+}  // namespace
+
+absl::Status ParseMessage(absl::string_view bytes, Message* msg) {
+  msg->Clear();
+  return MergeImpl(bytes, msg, true);
+}
+
+absl::Status ParsePartialMessage(absl::string_view bytes, Message* msg) {
+  msg->Clear();
+  return MergeImpl(bytes, msg, false);
+}
+
+absl::Status MergeMessage(absl::string_view bytes, Message* msg) {
+  return MergeImpl(bytes, msg, true);
+}
+
+absl::Status MergePartialMessage(absl::string_view bytes, Message* msg) {
+  return MergeImpl(bytes, msg, false);
+}
+
+absl::Status ParseMessage(const absl::Cord& bytes, Message* msg) {
+  if (auto flat = bytes.TryFlat()) return ParseMessage(*flat, msg);
+  return ParseMessage(std::string(bytes), msg);
+}
+
+absl::Status ParsePartialMessage(const absl::Cord& bytes, Message* msg) {
+  if (auto flat = bytes.TryFlat()) return ParsePartialMessage(*flat, msg);
+  return ParsePartialMessage(std::string(bytes), msg);
+}
+
+absl::Status ParseMessage(google::protobuf::io::ZeroCopyInputStream* input, Message* msg) {
+  return ParseMessage(ReadAll(input), msg);
+}
+
+absl::Status ParsePartialMessage(google::protobuf::io::ZeroCopyInputStream* input, Message* msg) {
+  return ParsePartialMessage(ReadAll(input), msg);
+}
+
+}  // namespace pbaccel

@@ -1,0 +1,171 @@
+// Copyright 2026 The pbaccel Authors.
+
+#include "pbaccel/internal/message_plan.h"
+
+#include <memory>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+
+namespace pbaccel {
+namespace internal {
+namespace {
+
+using google::protobuf::Descriptor;
+using google::protobuf::FieldDescriptor;
+using google::protobuf::FileDescriptor;
+
+// Field numbers below this get a dense table entry; most messages use small numbers.
+constexpr int kDenseLimit = 256;
+
+// Whether `field` is a packable enum whose unknown values upstream keeps in the field (open enum,
+// proto3 semantics). Closed (proto2) enums move unknown values to the unknown fields: upstream
+// does that, so those fields stay with upstream.
+bool IsOpenEnumField(const FieldDescriptor* field) {
+  return field->file()->syntax() == FileDescriptor::SYNTAX_PROTO3 &&
+         field->enum_type()->file()->syntax() == FileDescriptor::SYNTAX_PROTO3;
+}
+
+// The action for `field` ignoring submessages (set later, once every plan exists).
+FieldAction ScalarAction(const FieldDescriptor* field) {
+  FieldAction a;
+  a.field = field;
+  if (!field->is_repeated() || !field->is_packable()) return a;
+  using F = VarintFormat;
+  switch (field->type()) {
+    case FieldDescriptor::TYPE_INT32: a.kind = FieldAction::kPackedVarint; a.format = F::kInt32; break;
+    case FieldDescriptor::TYPE_INT64: a.kind = FieldAction::kPackedVarint; a.format = F::kInt64; break;
+    case FieldDescriptor::TYPE_UINT32: a.kind = FieldAction::kPackedVarint; a.format = F::kUInt32; break;
+    case FieldDescriptor::TYPE_UINT64: a.kind = FieldAction::kPackedVarint; a.format = F::kUInt64; break;
+    case FieldDescriptor::TYPE_SINT32: a.kind = FieldAction::kPackedVarint; a.format = F::kSInt32; break;
+    case FieldDescriptor::TYPE_SINT64: a.kind = FieldAction::kPackedVarint; a.format = F::kSInt64; break;
+    case FieldDescriptor::TYPE_BOOL: a.kind = FieldAction::kPackedVarint; a.format = F::kBool; break;
+    case FieldDescriptor::TYPE_ENUM:
+      if (IsOpenEnumField(field)) {
+        a.kind = FieldAction::kPackedVarint;
+        a.format = F::kInt32;
+      }
+      break;
+    case FieldDescriptor::TYPE_FIXED32:
+    case FieldDescriptor::TYPE_SFIXED32:
+    case FieldDescriptor::TYPE_FLOAT:
+      a.kind = FieldAction::kPackedFixed;
+      a.fixed_size = 4;
+      break;
+    case FieldDescriptor::TYPE_FIXED64:
+    case FieldDescriptor::TYPE_SFIXED64:
+    case FieldDescriptor::TYPE_DOUBLE:
+      a.kind = FieldAction::kPackedFixed;
+      a.fixed_size = 8;
+      break;
+    default:
+      break;
+  }
+  return a;
+}
+
+// Submessage fields worth recursing into: singular or repeated message fields (not maps, which
+// upstream parses as entries; not groups, whose framing upstream handles).
+bool IsRecursableMessageField(const FieldDescriptor* field) {
+  return field->type() == FieldDescriptor::TYPE_MESSAGE && !field->is_map();
+}
+
+class PlanCache {
+ public:
+  const MessagePlan& Get(const Descriptor* d) {
+    {
+      absl::ReaderMutexLock lock(&mu_);
+      auto it = plans_.find(d);
+      if (it != plans_.end()) return *it->second;
+    }
+    absl::MutexLock lock(&mu_);
+    Build(d);
+    return *plans_.at(d);
+  }
+
+ private:
+  // Builds plans for `root` and every type reachable from it that has none yet. REQUIRES: mu_
+  // held exclusively.
+  void Build(const Descriptor* root) {
+    std::vector<const Descriptor*> fresh;
+    std::vector<const Descriptor*> stack{root};
+    while (!stack.empty()) {
+      const Descriptor* d = stack.back();
+      stack.pop_back();
+      if (plans_.contains(d)) continue;
+      auto plan = std::make_unique<MessagePlan>();
+      plan->descriptor = d;
+      for (int i = 0; i < d->field_count(); ++i) {
+        const FieldDescriptor* f = d->field(i);
+        if (f->type() == FieldDescriptor::TYPE_MESSAGE || f->type() == FieldDescriptor::TYPE_GROUP) {
+          stack.push_back(f->message_type());
+        }
+      }
+      plans_.emplace(d, std::move(plan));
+      fresh.push_back(d);
+    }
+    // Scalar actions, and which types accelerate directly.
+    for (const Descriptor* d : fresh) {
+      MessagePlan& plan = *plans_.at(d);
+      for (int i = 0; i < d->field_count(); ++i) {
+        const FieldDescriptor* f = d->field(i);
+        const FieldAction a = ScalarAction(f);
+        if (a.kind != FieldAction::kUpstream) plan.accelerates = true;
+      }
+    }
+    // Propagate "accelerates" through submessage fields to a fixed point (types may recurse).
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const Descriptor* d : fresh) {
+        MessagePlan& plan = *plans_.at(d);
+        if (plan.accelerates) continue;
+        for (int i = 0; i < d->field_count(); ++i) {
+          const FieldDescriptor* f = d->field(i);
+          if (IsRecursableMessageField(f) && plans_.at(f->message_type())->accelerates) {
+            plan.accelerates = changed = true;
+            break;
+          }
+        }
+      }
+    }
+    // Field tables.
+    for (const Descriptor* d : fresh) {
+      MessagePlan& plan = *plans_.at(d);
+      int max_dense = 0;
+      for (int i = 0; i < d->field_count(); ++i) {
+        if (d->field(i)->number() < kDenseLimit) max_dense = std::max(max_dense, d->field(i)->number());
+      }
+      plan.dense.resize(static_cast<size_t>(max_dense) + 1);
+      for (int i = 0; i < d->field_count(); ++i) {
+        const FieldDescriptor* f = d->field(i);
+        FieldAction a = ScalarAction(f);
+        if (IsRecursableMessageField(f)) {
+          const MessagePlan* child = plans_.at(f->message_type()).get();
+          if (child->accelerates) {
+            a.kind = FieldAction::kMessage;
+            a.child = child;
+          }
+        }
+        if (f->number() < kDenseLimit) {
+          plan.dense[static_cast<size_t>(f->number())] = a;
+        } else {
+          plan.sparse.emplace(static_cast<uint32_t>(f->number()), a);
+        }
+      }
+    }
+  }
+
+  absl::Mutex mu_;
+  absl::flat_hash_map<const Descriptor*, std::unique_ptr<MessagePlan>> plans_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace
+
+const MessagePlan& PlanFor(const Descriptor* descriptor) {
+  static PlanCache* const cache = new PlanCache();
+  return cache->Get(descriptor);
+}
+
+}  // namespace internal
+}  // namespace pbaccel

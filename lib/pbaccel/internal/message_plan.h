@@ -1,0 +1,59 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// message_plan.h: what the message parser does with each field number of a message type, computed
+// once per Descriptor and cached.
+
+#ifndef PBACCEL_INTERNAL_MESSAGE_PLAN_H_
+#define PBACCEL_INTERNAL_MESSAGE_PLAN_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "google/protobuf/descriptor.h"
+#include "parsers/kernel_abi.h"
+
+namespace pbaccel {
+namespace internal {
+
+struct MessagePlan;
+
+// The parser's action for a length-delimited record of one field number.
+struct FieldAction {
+  enum Kind : uint8_t {
+    kUpstream = 0,      // Leave it to upstream's parser (in order, with its neighbours).
+    kPackedVarint = 1,  // Packed varints: count, reserve, decode with the kernel.
+    kPackedFixed = 2,   // Packed fixed-width values: one bulk copy.
+    kMessage = 3,       // A submessage whose type has something to accelerate: recurse.
+  };
+  Kind kind = kUpstream;
+  VarintFormat format = VarintFormat::kUInt64;  // kPackedVarint.
+  uint8_t fixed_size = 0;                       // kPackedFixed: 4 or 8.
+  const google::protobuf::FieldDescriptor* field = nullptr;
+  const MessagePlan* child = nullptr;  // kMessage: the submessage type's plan.
+};
+
+struct MessagePlan {
+  const google::protobuf::Descriptor* descriptor = nullptr;
+  // Whether anything in this type (at any depth) is accelerated. When false the parser hands the
+  // whole message to upstream in one call.
+  bool accelerates = false;
+  // Actions by field number: a dense table for numbers below dense.size(), a map above.
+  std::vector<FieldAction> dense;
+  absl::flat_hash_map<uint32_t, FieldAction> sparse;
+
+  const FieldAction* Find(uint32_t number) const {
+    if (number < dense.size()) return &dense[number];
+    auto it = sparse.find(number);
+    return it == sparse.end() ? nullptr : &it->second;
+  }
+};
+
+// The plan for `descriptor` and every type reachable from it, built on first use. Thread-safe;
+// plans live for the life of the process (like descriptors of generated types).
+const MessagePlan& PlanFor(const google::protobuf::Descriptor* descriptor);
+
+}  // namespace internal
+}  // namespace pbaccel
+
+#endif  // PBACCEL_INTERNAL_MESSAGE_PLAN_H_
