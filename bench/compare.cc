@@ -17,6 +17,9 @@
 //   ./bazelw run //bench:compare -- --quick    # table, under 20 s
 //   ./bazelw run //bench:compare -- --csv      # workload,n,implementation,ns_per_item
 //   options: --reps=N (default 21, quick 15), --workloads=W2,W4 --sizes=64,4096
+//
+// Message workloads (msg_batch, msg_nopacked, msg_tinypacked: bench/message_input.h) compare
+// ParseFromString with pbaccel::ParseMessage; an item is one message, n the number of messages.
 
 #include <algorithm>
 #include <chrono>
@@ -34,6 +37,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "bench/message_input.h"
 #include "bench/packed_input.h"
 #include "pbaccel/pbaccel.h"
 #include "streamvbyte.h"
@@ -190,6 +194,39 @@ std::vector<Row> RunPayloadWorkload(const workloads::PayloadWorkload& w, size_t 
   return rows;
 }
 
+std::vector<Row> RunMessageWorkload(const MessageWorkload& mw, const Options& opt) {
+  const MessageInput input = MakeMessageInput(mw);
+  MessageOutputs out(mw);
+  std::vector<Impl> impls;
+  impls.push_back({"protobuf", [&] { return ParseMessagesWithUpstream(input, &out); }});
+  impls.push_back({"pbaccel", [&] { return ParseMessagesWithPbaccel(input, &out); }});
+  std::vector<std::string> kernels;
+  for (absl::string_view k : SupportedKernels()) kernels.emplace_back(k);
+  for (const std::string& k : kernels) {
+    impls.push_back({k, [&input, &out, k] {
+                       ScopedKernelOverride force(k);
+                       return ParseMessagesWithPbaccel(input, &out);
+                     }});
+  }
+  // Verify every pbaccel row (automatic choice, then each kernel) before timing.
+  std::vector<std::string> checked = kernels;
+  checked.insert(checked.begin(), "");
+  for (const std::string& k : checked) {
+    std::unique_ptr<ScopedKernelOverride> force;
+    if (!k.empty()) force = std::make_unique<ScopedKernelOverride>(k);
+    const std::string diff = VerifyMessages(input);
+    if (!diff.empty()) Mismatch(mw.name, input.messages.size(), k.empty() ? "pbaccel" : k, diff);
+  }
+  const int inner = InnerFor(impls[0].run, opt.quick ? 0.5e6 : 2e6);
+  const auto samples = TimeInterleaved(impls, input.messages.size(), opt.reps, inner);
+  std::vector<Row> rows;
+  for (size_t i = 0; i < impls.size(); ++i) {
+    rows.push_back({std::string(mw.name), input.messages.size(), impls[i].name, Min(samples[i]),
+                    Median(samples[i])});
+  }
+  return rows;
+}
+
 void PrintTable(const std::vector<Row>& rows) {
   // Rows of one (workload, n) are contiguous; protobuf first.
   double protobuf = 0, memcpy_ns = 0;
@@ -286,6 +323,10 @@ int Main(int argc, char** argv) {
       if (opt.quick && n == 1048576 && w.name != "W2" && w.name != "1byte") continue;
       emit(RunPayloadWorkload(w, n, opt));
     }
+  }
+  for (const MessageWorkload& mw : MessageWorkloads()) {
+    if (!Wanted(opt.workloads, mw.name)) continue;
+    emit(RunMessageWorkload(mw, opt));
   }
   return 0;
 }

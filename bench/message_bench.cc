@@ -1,0 +1,43 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// Google Benchmark suite for the message parser: ParseFromString against pbaccel::ParseMessage on
+// the message workloads (bench/message_input.h). Items are messages.
+//
+//   ./bazelw run //bench:message_bench -- --benchmark_filter=msg_batch
+
+#include "bench/message_input.h"
+#include "benchmark/benchmark.h"
+
+namespace pbaccel {
+namespace bench {
+namespace {
+
+template <uint64_t (*kParse)(const MessageInput&, MessageOutputs*)>
+void BM_Parse(benchmark::State& state, const MessageWorkload* w) {
+  const MessageInput input = MakeMessageInput(*w);
+  MessageOutputs out(*w);
+  for (auto _ : state) benchmark::DoNotOptimize(kParse(input, &out));
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * input.messages.size()));
+}
+
+void RegisterAll() {
+  for (const MessageWorkload& w : MessageWorkloads()) {
+    benchmark::RegisterBenchmark((std::string("BM_Upstream/") + std::string(w.name)).c_str(),
+                                 BM_Parse<ParseMessagesWithUpstream>, &w);
+    benchmark::RegisterBenchmark((std::string("BM_Pbaccel/") + std::string(w.name)).c_str(),
+                                 BM_Parse<ParseMessagesWithPbaccel>, &w);
+  }
+}
+
+}  // namespace
+}  // namespace bench
+}  // namespace pbaccel
+
+int main(int argc, char** argv) {
+  pbaccel::bench::RegisterAll();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
