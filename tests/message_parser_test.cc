@@ -143,8 +143,8 @@ TEST(MessageParserTest, ConcurrentParsesOfDifferentMessages) {
 }
 
 TEST(MessageParserTest, ErrorsNameFieldAndOffset) {
-  std::string payload(40, '\x01');
-  payload += "\x80\x80";  // Ends mid-varint.
+  std::string payload(400, '\x01');  // Big enough for the kernels (kSmallMessageBytes).
+  payload += "\x80\x80";            // Ends mid-varint.
   const std::string bytes = workloads::WrapAsPackedField(4, payload);  // Batch.scores
   bench::Batch msg;
   const absl::Status s = ParseMessage(bytes, &msg);
