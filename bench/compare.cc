@@ -39,6 +39,7 @@
 #include "absl/strings/strip.h"
 #include "bench/message_input.h"
 #include "bench/packed_input.h"
+#include "bench/timing.h"
 #include "pbaccel/pbaccel.h"
 #include "streamvbyte.h"
 
@@ -61,52 +62,6 @@ struct Row {
   double min_ns;
   double median_ns;
 };
-
-// An implementation under test: runs the whole input once, returns a checksum.
-struct Impl {
-  std::string name;
-  std::function<uint64_t()> run;
-};
-
-double NowNs() {
-  return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                 std::chrono::steady_clock::now().time_since_epoch())
-                                 .count());
-}
-
-// Times `impls` interleaved: `reps` rounds, each running every implementation `inner` times.
-// Returns ns per item for each implementation and repetition.
-std::vector<std::vector<double>> TimeInterleaved(const std::vector<Impl>& impls, size_t items,
-                                                 int reps, int inner) {
-  std::vector<std::vector<double>> samples(impls.size());
-  volatile uint64_t sink = 0;
-  for (const Impl& impl : impls) sink = sink + impl.run();  // Warm up caches and allocations.
-  for (int r = 0; r < reps; ++r) {
-    for (size_t j = 0; j < impls.size(); ++j) {
-      const size_t i = (j + static_cast<size_t>(r)) % impls.size();  // Rotate who goes first.
-      const double t0 = NowNs();
-      for (int k = 0; k < inner; ++k) sink = sink + impls[i].run();
-      samples[i].push_back((NowNs() - t0) / (static_cast<double>(inner) * items));
-    }
-  }
-  return samples;
-}
-
-double Min(std::vector<double> v) { return *std::min_element(v.begin(), v.end()); }
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-// How many runs make one repetition last about `target_ns`, from one timed run of the slowest
-// implementation (upstream).
-int InnerFor(const std::function<uint64_t()>& slowest, double target_ns) {
-  const double t0 = NowNs();
-  volatile uint64_t sink = slowest();
-  (void)sink;
-  const double t = NowNs() - t0;
-  return std::max(1, static_cast<int>(target_ns / std::max(t, 1.0)));
-}
 
 [[noreturn]] void Mismatch(absl::string_view workload, size_t n, absl::string_view impl,
                            const std::string& what) {

@@ -66,10 +66,11 @@ const char* VetoClockDrop(const CpuInfo& cpu) {
 // Priority order: the first entry the CPU supports and no rule vetoes wins.
 const KernelEntry kRegistry[] = {
 #if PBACCEL_X86_KERNELS
-    // 64-byte blocks; needs VBMI (vpermb) and VBMI2 (vpcompressb), BMI2 (pdep) and LZCNT.
+    // 64-byte blocks; needs VBMI (vpermb) and VBMI2 (vpcompressb), CD (vplzcnt, for sizes),
+    // BMI2 (pdep) and LZCNT.
     {&kAvx512Kernel,
-     kCpuAvx512F | kCpuAvx512BW | kCpuAvx512VL | kCpuAvx512Vbmi | kCpuAvx512Vbmi2 | kCpuBmi2 |
-         kCpuPopcnt | kCpuLzcnt,
+     kCpuAvx512F | kCpuAvx512BW | kCpuAvx512VL | kCpuAvx512CD | kCpuAvx512Vbmi | kCpuAvx512Vbmi2 |
+         kCpuBmi2 | kCpuPopcnt | kCpuLzcnt,
      &VetoClockDrop},
     // 16-byte SSE steps: pshufb (SSSE3), pmovzx/pminud (SSE4.1), popcnt for the count.
     {&kMaskedVByteKernel, kCpuSsse3 | kCpuSse41 | kCpuPopcnt, nullptr},

@@ -38,6 +38,7 @@ namespace internal {
 namespace {
 
 #include "parsers/varint_format-inl.h"
+#include "parsers/varint_size-inl.h"
 #include "parsers/varint_scalar-inl.h"
 
 // Bytes per step. The paper measured 6, 7 and 8 and kept 6; measured here with
@@ -180,7 +181,7 @@ size_t CountTerminatorsPopcnt(const uint8_t* p, const uint8_t* end) {
 }  // namespace
 
 extern const KernelDescriptor kBmi2Kernel;
-const KernelDescriptor kBmi2Kernel = MakeKernelDescriptor<Bmi2Decoder>(
+const KernelDescriptor kBmi2Kernel = MakeKernelDescriptor<Bmi2Decoder, ScalarSizer>(
     "bmi2",
     "BMI2 SFVInt: fixed 6-byte steps, PEXT of the continuation bits indexes a compile-time table "
     "of PEXT masks, branch-free per step; varints up to 10 bytes accumulate across steps",

@@ -86,16 +86,33 @@ using DecodeFn = DecodeResult (*)(const uint8_t* p, const uint8_t* end, void* ou
                                   uint64_t delta_base);
 using CountFn = size_t (*)(const uint8_t* p, const uint8_t* end);
 
+// Encoded sizes: the bytes n values take as varints, with protobuf's rules (a negative int32 takes
+// 10 bytes, as its int64 sign extension; sint types are zigzag-encoded first). int64 uses kUInt64
+// on the same bits, enum uses kInt32, bool is one byte each.
+//
+//   size_t encoded_size(const void* values, size_t n);   // values: n elements of the input type
+enum class SizeFormat : uint8_t {
+  kUInt32 = 0,  // const uint32_t*
+  kInt32 = 1,   // const int32_t*
+  kSInt32 = 2,  // const int32_t*
+  kUInt64 = 3,  // const uint64_t*
+  kSInt64 = 4,  // const int64_t*
+};
+inline constexpr int kNumSizeFormats = 5;
+using SizeFn = size_t (*)(const void* values, size_t n);
+
 // One kernel: its name (= its file stem = its PBACCEL_KERNEL value) and its functions.
 struct KernelDescriptor {
   const char* name;
   const char* summary;  // One line: the technique, and which inputs take which path.
   CountFn count_terminators;
   DecodeFn decode[kNumVarintFormats][2];  // [format][0 = lenient, 1 = strict]
+  SizeFn encoded_size[kNumSizeFormats];
 
   DecodeFn Decoder(VarintFormat format, bool strict) const {
     return decode[static_cast<int>(format)][strict ? 1 : 0];
   }
+  SizeFn Sizer(SizeFormat format) const { return encoded_size[static_cast<int>(format)]; }
 };
 
 // When a decode with cap == count_terminators() returns kOutputFull, the bytes [pos, end) hold no

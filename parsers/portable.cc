@@ -17,6 +17,7 @@ namespace internal {
 namespace {
 
 #include "parsers/varint_format-inl.h"
+#include "parsers/varint_size-inl.h"
 #include "parsers/varint_scalar-inl.h"
 
 template <VarintFormat F, bool kStrict>
@@ -31,7 +32,7 @@ struct PortableDecoder {
 }  // namespace
 
 extern const KernelDescriptor kPortableKernel;
-const KernelDescriptor kPortableKernel = MakeKernelDescriptor<PortableDecoder>(
+const KernelDescriptor kPortableKernel = MakeKernelDescriptor<PortableDecoder, ScalarSizer>(
     "portable",
     "word at a time: 8 one-byte varints per step, otherwise every varint ending in the word; "
     "tails under 16 bytes byte by byte",

@@ -14,6 +14,7 @@ namespace internal {
 namespace {
 
 #include "parsers/varint_format-inl.h"
+#include "parsers/varint_size-inl.h"
 
 template <VarintFormat F, bool kStrict>
 struct ScalarDecoder {
@@ -59,7 +60,7 @@ size_t CountTerminators(const uint8_t* p, const uint8_t* end) {
 }  // namespace
 
 extern const KernelDescriptor kScalarKernel;
-const KernelDescriptor kScalarKernel = MakeKernelDescriptor<ScalarDecoder>(
+const KernelDescriptor kScalarKernel = MakeKernelDescriptor<ScalarDecoder, ScalarSizer>(
     "scalar", "reference: one byte at a time, every varint length handled the same way",
     &CountTerminators);
 

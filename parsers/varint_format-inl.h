@@ -124,13 +124,15 @@ class OutputSink {
   Out sum_;  // Delta formats only: the last value written.
 };
 
-// Builds a kernel's descriptor from its decoder template: Decoder<F, kStrict>::Run must have the
-// DecodeFn signature. Every format and both modes are instantiated here, in one place, so a kernel
+// Builds a kernel's descriptor from its decoder and sizer templates: Decoder<F, kStrict>::Run must
+// have the DecodeFn signature. Every format and both modes are instantiated here, in one place, so a kernel
 // cannot forget one.
-template <template <VarintFormat, bool> class Decoder>
+// Sizer<S>::Run has the SizeFn signature for each SizeFormat S.
+template <template <VarintFormat, bool> class Decoder, template <SizeFormat> class Sizer>
 constexpr KernelDescriptor MakeKernelDescriptor(const char* name, const char* summary,
                                                 CountFn count_terminators) {
   using F = VarintFormat;
+  using S = SizeFormat;
   return KernelDescriptor{
       name,
       summary,
@@ -146,5 +148,7 @@ constexpr KernelDescriptor MakeKernelDescriptor(const char* name, const char* su
           {&Decoder<F::kDeltaUInt32, false>::Run, &Decoder<F::kDeltaUInt32, true>::Run},
           {&Decoder<F::kDeltaUInt64, false>::Run, &Decoder<F::kDeltaUInt64, true>::Run},
       },
+      {&Sizer<S::kUInt32>::Run, &Sizer<S::kInt32>::Run, &Sizer<S::kSInt32>::Run,
+       &Sizer<S::kUInt64>::Run, &Sizer<S::kSInt64>::Run},
   };
 }

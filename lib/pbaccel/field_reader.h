@@ -1,0 +1,98 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// field_reader.h: a zero-copy reader over a serialized message's top-level fields, field skipping
+// for every wire type (groups included), and FindField.
+//
+// The reader interprets the wire format only: it does not know the message's schema, so it accepts
+// and rejects exactly what upstream protobuf accepts and rejects when parsing the bytes into a
+// message that declares no fields (everything becomes unknown fields), e.g. google.protobuf.Empty:
+//   * a tag is a varint of at most 5 bytes whose low 32 bits are kept (upstream drops the rest);
+//     field number 0 or wire type 6/7 is an error (numbers above 2^29 - 1 cannot be encoded);
+//   * varint values have at most 10 bytes; fixed32/fixed64 need their 4/8 bytes;
+//   * a length must fit in the rest of the input (and below 2^31);
+//   * a group ends with an end-group tag of the same number; groups nest at most 100 deep (upstream's
+//     default recursion limit); an end-group tag outside any group is an error.
+// Errors are absl::Status kInvalidArgument naming the problem and its byte offset.
+
+#ifndef PBACCEL_FIELD_READER_H_
+#define PBACCEL_FIELD_READER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace pbaccel {
+
+enum class WireType : uint8_t {
+  kVarint = 0,
+  kFixed64 = 1,
+  kLengthDelimited = 2,
+  kStartGroup = 3,
+  kEndGroup = 4,
+  kFixed32 = 5,
+};
+
+// One field, viewing into the message bytes (valid while they are).
+struct Field {
+  uint32_t number = 0;
+  WireType wire_type = WireType::kVarint;
+  uint64_t varint = 0;      // kVarint: the value.
+  absl::string_view data;   // kFixed32/kFixed64: the 4/8 bytes. kLengthDelimited: the payload.
+                            // kStartGroup: the group's body, between its start and end tags.
+  absl::string_view raw;    // The whole field: tag, value, and for groups the end tag.
+  size_t offset = 0;        // Of the tag, in the bytes given to the reader.
+
+  uint32_t fixed32() const {
+    uint32_t v = 0;
+    std::memcpy(&v, data.data(), data.size() < 4 ? data.size() : 4);
+    return v;
+  }
+  uint64_t fixed64() const {
+    uint64_t v = 0;
+    std::memcpy(&v, data.data(), data.size() < 8 ? data.size() : 8);
+    return v;
+  }
+};
+
+// Reads fields one by one:
+//
+//   pbaccel::FieldReader reader(bytes);
+//   pbaccel::Field f;
+//   while (reader.Next(&f)) { ... }
+//   if (!reader.status().ok()) { ... malformed ... }
+class FieldReader {
+ public:
+  explicit FieldReader(absl::string_view message) : bytes_(message) {}
+
+  // Reads the next field into *field. Returns false at the end of the input or on an error (then
+  // status() is not OK and stays so).
+  bool Next(Field* field);
+
+  const absl::Status& status() const { return status_; }
+  // Offset of the next field.
+  size_t position() const { return pos_; }
+
+ private:
+  absl::string_view bytes_;
+  size_t pos_ = 0;
+  absl::Status status_;
+};
+
+// The bytes taken by the value of a field whose tag is `tag` (already read), starting at
+// data[0]: its varint, fixed bytes, length and payload, or its group body and end tag.
+// `depth` counts the groups already open (upstream's limit is 100).
+absl::StatusOr<size_t> SkipField(absl::string_view data, uint32_t tag, int depth = 0);
+
+// Every top-level occurrence of field `number`, in order, reading nothing else than the tags and
+// lengths needed to step over the other fields. Validates the whole message's wire structure (the
+// result is only returned for bytes upstream would accept, as described above).
+absl::StatusOr<std::vector<Field>> FindField(absl::string_view message, uint32_t number);
+
+}  // namespace pbaccel
+
+#endif  // PBACCEL_FIELD_READER_H_
