@@ -143,7 +143,7 @@ TEST(MessageParserTest, ConcurrentParsesOfDifferentMessages) {
 }
 
 TEST(MessageParserTest, ErrorsNameFieldAndOffset) {
-  std::string payload(400, '\x01');  // Big enough for the kernels (kSmallMessageBytes).
+  std::string payload(kSmallMessageBytes + 100, '\x01');  // Big enough for the kernels.
   payload += "\x80\x80";            // Ends mid-varint.
   const std::string bytes = workloads::WrapAsPackedField(4, payload);  // Batch.scores
   bench::Batch msg;

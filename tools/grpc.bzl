@@ -1,0 +1,72 @@
+"""cc_grpc_library: C++ gRPC service code from a proto_library, with the system grpc_cpp_plugin.
+
+    load("//tools:grpc.bzl", "cc_grpc_library")
+
+    cc_grpc_library(
+        name = "feature_service_cc_grpc",
+        srcs = [":feature_service_proto"],        # a proto_library
+        deps = [":feature_service_cc_proto"],     # its cc_proto_library
+        additional_header_includes = ["examples/feature_traits.h"],  # optional
+    )
+
+additional_header_includes are #included by the generated .grpc.pb.h: the place for
+PBACCEL_GRPC_USE_FOR(...) (pbaccel/grpc.h), so that every translation unit that instantiates the
+service's handlers sees the same SerializationTraits.
+"""
+
+def _grpc_codegen_impl(ctx):
+    proto = ctx.attr.proto[ProtoInfo]
+    outs = []
+    for src in proto.direct_sources:
+        base = src.basename[:-len(".proto")]
+        outs.append(ctx.actions.declare_file(base + ".grpc.pb.h"))
+        outs.append(ctx.actions.declare_file(base + ".grpc.pb.cc"))
+    args = ctx.actions.args()
+    args.add("--plugin=protoc-gen-grpc=" + ctx.executable._plugin.path)
+    args.add("--grpc_out=" + ctx.bin_dir.path)
+    if ctx.attr.additional_header_includes:
+        args.add("--grpc_opt=additional_header_includes=" + ":".join(ctx.attr.additional_header_includes))
+    args.add_all(proto.transitive_proto_path, format_each = "--proto_path=%s")
+    args.add_all(proto.direct_sources)
+    ctx.actions.run(
+        executable = ctx.executable._protoc,
+        arguments = [args],
+        inputs = proto.transitive_sources,
+        tools = [ctx.executable._plugin],
+        outputs = outs,
+        mnemonic = "GrpcCppCodegen",
+        progress_message = "Generating gRPC C++ code for %s" % ctx.label,
+    )
+    return [DefaultInfo(files = depset(outs))]
+
+_grpc_codegen = rule(
+    implementation = _grpc_codegen_impl,
+    attrs = {
+        "proto": attr.label(providers = [ProtoInfo], mandatory = True),
+        "additional_header_includes": attr.string_list(),
+        "_protoc": attr.label(default = "@com_google_protobuf//:protoc", executable = True, cfg = "host", allow_files = True),
+        "_plugin": attr.label(default = "@com_github_grpc_grpc//:grpc_cpp_plugin", executable = True, cfg = "host", allow_files = True),
+    },
+)
+
+def cc_grpc_library(name, srcs, deps, additional_header_includes = [], extra_deps = [], **kwargs):
+    """A cc_library of the gRPC service code generated from the one proto_library in srcs.
+
+    Declare it in the proto_library's package: protoc writes the code beside the .proto.
+    extra_deps: libraries providing additional_header_includes.
+    """
+    if len(srcs) != 1:
+        fail("cc_grpc_library takes exactly one proto_library in srcs")
+    codegen = name + "_codegen"
+    _grpc_codegen(
+        name = codegen,
+        proto = srcs[0],
+        additional_header_includes = additional_header_includes,
+    )
+    native.cc_library(
+        name = name,
+        srcs = [":" + codegen],
+        hdrs = [":" + codegen],
+        deps = deps + extra_deps + ["@com_github_grpc_grpc//:grpc++"],
+        **kwargs
+    )
