@@ -315,8 +315,10 @@ absl::Status ParseImpl(absl::string_view bytes, Message* msg, bool clear, bool c
   if (bytes.size() > static_cast<size_t>(INT_MAX)) {
     return absl::InvalidArgumentError("message larger than 2 GiB: protobuf cannot parse it");
   }
-  const MessagePlan& plan = internal::PlanFor(msg->GetDescriptor());
-  if (!plan.accelerates || bytes.size() < kSmallMessageBytes) {
+  // Small messages skip even the plan lookup.
+  const MessagePlan* plan =
+      bytes.size() < kSmallMessageBytes ? nullptr : &internal::PlanFor(msg->GetDescriptor());
+  if (plan == nullptr || !plan->accelerates) {
     // Nothing for the kernels: exactly upstream's ParseFromString (or its variant), one call.
     using ML = google::protobuf::MessageLite;
     const google::protobuf::StringPiece in(bytes.data(), bytes.size());
@@ -339,7 +341,7 @@ absl::Status ParseImpl(absl::string_view bytes, Message* msg, bool clear, bool c
   }
   if (clear) msg->Clear();
   Parser parser(bytes.data());
-  absl::Status s = parser.Merge(bytes.data(), bytes.data() + bytes.size(), msg, plan, kDefaultBudget);
+  absl::Status s = parser.Merge(bytes.data(), bytes.data() + bytes.size(), msg, *plan, kDefaultBudget);
   if (s.ok() && check_required && !msg->IsInitialized()) return MissingRequired(*msg);
   return s;
 }
