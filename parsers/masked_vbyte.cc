@@ -21,9 +21,10 @@
 // running carry) are fused into the stores.
 //
 // Bounds: the in-place walk runs while 64 bytes of payload remain (its loads reach at most 64 bytes
-// past the walk's start) and 16 output slots are free. The rest is decoded in stages of at most 48
-// bytes copied into a zeroed stack buffer and decoded into a stack output, of which exactly the
-// complete varints are copied out: no read outside the payload, no write past `cap`.
+// past the walk's start) and 16 output slots are free; then single steps while 16 bytes remain.
+// The rest is decoded in stages of at most 48 bytes copied into a zeroed stack buffer and decoded
+// into a stack output, of which exactly the complete varints are copied out: no read outside the
+// payload, no write past `cap`.
 // Malformed input (over-long or truncated varint) and strict-mode range failures in a step go to the
 // bounded scalar reader, which names the error at its exact offset.
 
@@ -129,8 +130,8 @@ struct MaskedVByteDecoder {
 
   // Walks the window at `q` whose 64-bit continuation mask is `bits`, while the step's start is at
   // most `max_off` bytes in, fewer than `max_count` values are written and at least 16 output
-  // slots remain below `room`. REQUIRES: 64 bytes readable at q; 16 writable slots at out + k
-  // for every k < room.
+  // slots remain below `room`. REQUIRES: 64 bytes readable at q (16 when max_off is 0); 16
+  // writable slots at out + k for every k < room.
   static Walk WalkWindow(const uint8_t* q, uint64_t bits, size_t max_off, size_t max_count,
                          Out* out, size_t room, __m128i* carry) {
     size_t off = 0;
@@ -292,6 +293,17 @@ struct MaskedVByteDecoder {
     // In place, while 64 bytes remain: steps may start up to 48 bytes into each window.
     while (end - p >= 64 && cap - n >= 16 && !needs_scalar) {
       const Walk w = WalkWindow(p, ContinuationBits64(p), 48, SIZE_MAX, out + n, cap - n, &carry);
+      p += w.off;
+      n += w.count;
+      needs_scalar = w.needs_scalar;
+    }
+
+    // One step at a time while 16 bytes remain: the step's own 16-byte load gives its mask (a
+    // window of one step; the walk never looks past those 16 real bytes).
+    while (end - p >= 16 && cap - n >= 16 && !needs_scalar) {
+      const uint64_t bits = static_cast<uint16_t>(
+          _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+      const Walk w = WalkWindow(p, bits, /*max_off=*/0, SIZE_MAX, out + n, cap - n, &carry);
       p += w.off;
       n += w.count;
       needs_scalar = w.needs_scalar;
