@@ -113,11 +113,11 @@ std::string Deterministic(const google::protobuf::Message& m) {
 
 absl::Span<const MessageWorkload> MessageWorkloads() { return kWorkloads; }
 
-MessageInput MakeMessageInput(const MessageWorkload& workload, uint64_t seed) {
+MessageInput MakeMessageInput(const MessageWorkload& workload, uint64_t seed, size_t count) {
   MessageInput input;
   input.workload = &workload;
   std::mt19937_64 rng(seed);
-  for (size_t i = 0; i < workload.count; ++i) {
+  for (size_t i = 0; i < (count != 0 ? count : workload.count); ++i) {
     if (workload.name == "msg_batch") input.messages.push_back(MakeBatch(rng));
     if (workload.name == "msg_nopacked") input.messages.push_back(MakeNoPacked(rng));
     if (workload.name == "msg_tinypacked") input.messages.push_back(MakeTiny(rng));
