@@ -336,8 +336,10 @@ absl::Status ParseImpl(absl::string_view bytes, Message* msg, bool clear, bool c
         return MissingRequired(*msg);
       }
     }
-    return absl::InvalidArgumentError(absl::StrCat("malformed ", msg->GetDescriptor()->full_name(),
-                                                   ": protobuf's parser rejected the message"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("malformed ", msg->GetDescriptor()->full_name(),
+                     ": protobuf's parser rejected the fields at byte offsets [0, ", bytes.size(),
+                     ")"));
   }
   if (clear) msg->Clear();
   Parser parser(bytes.data());
