@@ -47,8 +47,8 @@ absl::Status Append(absl::string_view payload, RepeatedField<T>* field, uint64_t
   if (payload.empty()) return absl::OkStatus();
   const uint8_t* const begin = Bytes(payload);
   const uint8_t* const end = begin + payload.size();
-  const bool small = payload.size() < kSmallPayloadBytes;
-  const KernelDescriptor* kernel = small ? nullptr : &ActiveKernel();
+  const KernelDescriptor* kernel = &ActiveKernel();
+  const bool small = payload.size() < kernel->inline_below_bytes;
 
   const size_t count = small ? CountSmall(begin, end) : kernel->count_terminators(begin, end);
   const int old_size = field->size();
@@ -82,9 +82,10 @@ absl::StatusOr<size_t> DecodeInto(absl::string_view payload, absl::Span<T> out,
   static_assert(std::is_same_v<T, typename FormatTraits<F>::Out>, "buffer type must match format");
   const uint8_t* const begin = Bytes(payload);
   const uint8_t* const end = begin + payload.size();
-  const DecodeFn decode = payload.size() < kSmallPayloadBytes
+  const KernelDescriptor& kernel = ActiveKernel();
+  const DecodeFn decode = payload.size() < kernel.inline_below_bytes
                               ? nullptr
-                              : ActiveKernel().Decoder(F, options.strict);
+                              : kernel.Decoder(F, options.strict);
   const DecodeResult r =
       decode == nullptr ? DecodeSmall<F>(begin, end, out.data(), out.size(), delta_base,
                                          options.strict)

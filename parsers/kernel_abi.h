@@ -108,6 +108,9 @@ struct KernelDescriptor {
   CountFn count_terminators;
   DecodeFn decode[kNumVarintFormats][2];  // [format][0 = lenient, 1 = strict]
   SizeFn encoded_size[kNumSizeFormats];
+  // Payloads shorter than this are decoded by the public API's inline loop instead of this
+  // kernel, because the kernel's setup costs more than it saves on them (measured per kernel).
+  uint32_t inline_below_bytes;
 
   DecodeFn Decoder(VarintFormat format, bool strict) const {
     return decode[static_cast<int>(format)][strict ? 1 : 0];

@@ -130,7 +130,8 @@ class OutputSink {
 // Sizer<S>::Run has the SizeFn signature for each SizeFormat S.
 template <template <VarintFormat, bool> class Decoder, template <SizeFormat> class Sizer>
 constexpr KernelDescriptor MakeKernelDescriptor(const char* name, const char* summary,
-                                                CountFn count_terminators) {
+                                                CountFn count_terminators,
+                                                uint32_t inline_below_bytes = 16) {
   using F = VarintFormat;
   using S = SizeFormat;
   return KernelDescriptor{
@@ -150,5 +151,6 @@ constexpr KernelDescriptor MakeKernelDescriptor(const char* name, const char* su
       },
       {&Sizer<S::kUInt32>::Run, &Sizer<S::kInt32>::Run, &Sizer<S::kSInt32>::Run,
        &Sizer<S::kUInt64>::Run, &Sizer<S::kSInt64>::Run},
+      inline_below_bytes,
   };
 }
