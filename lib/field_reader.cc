@@ -5,6 +5,7 @@
 #include <climits>
 
 #include "absl/strings/str_cat.h"
+#include "pbaccel/internal/wire.h"
 
 namespace pbaccel {
 namespace {
@@ -13,17 +14,10 @@ constexpr int kMaxGroupDepth = 100;  // Upstream's default recursion limit.
 
 // Reads a varint of at most max_bytes at data[*pos]; advances *pos. False if longer or truncated.
 bool ReadVarint(absl::string_view data, size_t* pos, int max_bytes, uint64_t* value) {
-  uint64_t v = 0;
-  for (int i = 0; i < max_bytes; ++i) {
-    if (*pos >= data.size()) return false;
-    const uint8_t b = static_cast<uint8_t>(data[(*pos)++]);
-    v |= static_cast<uint64_t>(b & 0x7F) << (7 * i);
-    if (b < 0x80) {
-      *value = v;
-      return true;
-    }
-  }
-  return false;
+  const char* next = internal::ReadVarint(data.data() + *pos, data.data() + data.size(), max_bytes, value);
+  if (next == nullptr) return false;
+  *pos = static_cast<size_t>(next - data.data());
+  return true;
 }
 
 absl::Status Error(absl::string_view what, size_t offset) {

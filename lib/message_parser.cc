@@ -12,7 +12,9 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/reflection.h"
+#include "pbaccel/field_reader.h"
 #include "pbaccel/internal/message_plan.h"
+#include "pbaccel/internal/wire.h"
 #include "pbaccel/packed_varint.h"
 
 namespace pbaccel {
@@ -22,6 +24,7 @@ using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 using google::protobuf::Reflection;
 using internal::FieldAction;
+using internal::ReadVarint;
 using internal::MessagePlan;
 using internal::VarintFormat;
 
@@ -37,72 +40,6 @@ constexpr size_t kSmallSubmessageBytes = 128;
 constexpr size_t kMinPackedFieldBytes = 64;
 
 // Whole messages under kSmallMessageBytes (message_parser.h) are not walked at all.
-
-// Reads a varint of at most `max_bytes` bytes in [p, end). Returns the next byte, or nullptr if
-// the varint is longer or runs past `end`.
-inline const char* ReadVarint(const char* p, const char* end, int max_bytes, uint64_t* value) {
-  if (p < end && static_cast<uint8_t>(*p) < 0x80) {  // One byte: most tags, lengths, values.
-    *value = static_cast<uint8_t>(*p);
-    return p + 1;
-  }
-  uint64_t v = 0;
-  for (int i = 0; i < max_bytes && p < end; ++i) {
-    const uint8_t b = static_cast<uint8_t>(*p++);
-    v |= static_cast<uint64_t>(b & 0x7F) << (7 * i);
-    if (b < 0x80) {
-      *value = v;
-      return p;
-    }
-  }
-  return nullptr;
-}
-
-// Skips the body of a group that started with field `number` up to and including its end tag.
-// Returns nullptr if the bytes are not a well-formed group (upstream then decides).
-const char* SkipGroup(const char* p, const char* end, uint32_t number) {
-  // Field numbers of the groups we are inside, innermost last. Bounded: a deeper nesting is left to
-  // upstream, which applies its recursion limit.
-  uint32_t open[128];
-  int depth = 0;
-  open[depth++] = number;
-  while (p < end) {
-    uint64_t tag;
-    p = ReadVarint(p, end, 5, &tag);
-    if (p == nullptr || tag > UINT32_MAX || (tag >> 3) == 0) return nullptr;
-    const uint32_t field = static_cast<uint32_t>(tag >> 3);
-    uint64_t len;
-    switch (tag & 7) {
-      case 0:
-        p = ReadVarint(p, end, 10, &len);
-        if (p == nullptr) return nullptr;
-        break;
-      case 1:
-        if (end - p < 8) return nullptr;
-        p += 8;
-        break;
-      case 5:
-        if (end - p < 4) return nullptr;
-        p += 4;
-        break;
-      case 2:
-        p = ReadVarint(p, end, 5, &len);
-        if (p == nullptr || len > static_cast<uint64_t>(end - p)) return nullptr;
-        p += len;
-        break;
-      case 3:
-        if (depth == 128) return nullptr;
-        open[depth++] = field;
-        break;
-      case 4:
-        if (open[depth - 1] != field) return nullptr;
-        if (--depth == 0) return p;
-        break;
-      default:
-        return nullptr;
-    }
-  }
-  return nullptr;
-}
 
 // Upstream's default nesting limit (ParseFromString's).
 const int kDefaultBudget = google::protobuf::io::CodedInputStream::GetDefaultRecursionLimit();
@@ -134,9 +71,14 @@ class Parser {
         case 5:
           p = end - p >= 4 ? p + 4 : nullptr;
           break;
-        case 3:
-          p = SkipGroup(p, end, number);
+        case 3: {
+          // The field reader's group skipping (nested groups, matching end tags); anything it
+          // rejects is left to upstream with the rest.
+          const absl::StatusOr<size_t> n =
+              SkipField(absl::string_view(p, static_cast<size_t>(end - p)), static_cast<uint32_t>(tag));
+          p = n.ok() ? p + *n : nullptr;
           break;
+        }
         case 2: {
           p = ReadVarint(p, end, 5, &len);
           if (p == nullptr || len > static_cast<uint64_t>(end - p) || len > INT_MAX) {
