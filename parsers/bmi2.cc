@@ -123,47 +123,40 @@ struct Bmi2Decoder {
       const Bmi2Step& s = kPatterns.step[_pext_u64(w, kContinuationMask)];
       // The first varint: its bits so far plus this step's (bits past 63 fall off, as upstream).
       const uint64_t first = partial | (_pext_u64(w, s.mask[0]) << (7 * partial_bytes));
-      // Steps ending at most two varints (long varints: W1, negative int32s) need two PEXTs, not
-      // kWordBytes: a branch that is predictable exactly in the data where it saves the most.
-      if (!kStrict && !Traits::kDelta && s.count <= 2 && partial_bytes + s.first_len <= 10) {
+      // A varint reaching its 11th byte is malformed.
+      if (__builtin_expect(partial_bytes + s.first_len > 10, 0)) break;
+      if (!kStrict && !Traits::kDelta && s.count <= 2) {
+        // Steps ending at most two varints (long varints: W1, negative int32s) need two PEXTs,
+        // not kWordBytes: a branch that is predictable exactly in the data where it saves most.
         out[n] = Traits::Convert(first);
         out[n + 1] = Traits::Convert(_pext_u64(w, s.mask[1]));
-        const uint64_t tail = _pext_u64(w, s.tail_mask);
-        const bool ended = s.count > 0;
-        partial = ended ? tail : first;
-        partial_bytes = ended ? s.tail_bytes : partial_bytes + kWordBytes;
-        n += s.count;
-        p += kWordBytes;
-        continue;
-      }
-      uint64_t v[kWordBytes];
-      v[0] = first;
-#pragma GCC unroll 8
-      for (int k = 1; k < kWordBytes; ++k) v[k] = _pext_u64(w, s.mask[k]);
-      // A varint reaching its 11th byte is malformed; in strict mode so is a value out of range
-      // (and a 10-byte varint whose last byte carries bits past 63).
-      bool bad = partial_bytes + s.first_len > 10;
-      if (kStrict) {
-        if (s.count > 0 && partial_bytes + s.first_len == 10) {
-          bad |= ((w >> (8 * (s.first_len - 1))) & 0x7F) > 1;
-        }
-#pragma GCC unroll 8
-        for (int k = 0; k < kWordBytes; ++k) bad |= k < s.count && !Traits::FitsStrict(v[k]);
-      }
-      if (__builtin_expect(bad, 0)) break;
-      if constexpr (Traits::kDelta) {
-        Out running[kWordBytes];
-        Out acc = sum;
-#pragma GCC unroll 8
-        for (int k = 0; k < kWordBytes; ++k) {
-          acc = static_cast<Out>(acc + Traits::Convert(v[k]));
-          running[k] = acc;
-          out[n + k] = acc;
-        }
-        if (s.count > 0) sum = running[s.count - 1];
       } else {
+        uint64_t v[kWordBytes];
+        v[0] = first;
 #pragma GCC unroll 8
-        for (int k = 0; k < kWordBytes; ++k) out[n + k] = Traits::Convert(v[k]);
+        for (int k = 1; k < kWordBytes; ++k) v[k] = _pext_u64(w, s.mask[k]);
+        if (kStrict) {
+          // Values out of range, and a 10-byte varint whose last byte carries bits past 63.
+          bool bad = s.count > 0 && partial_bytes + s.first_len == 10 &&
+                     ((w >> (8 * (s.first_len - 1))) & 0x7F) > 1;
+#pragma GCC unroll 8
+          for (int k = 0; k < kWordBytes; ++k) bad |= k < s.count && !Traits::FitsStrict(v[k]);
+          if (__builtin_expect(bad, 0)) break;
+        }
+        if constexpr (Traits::kDelta) {
+          Out running[kWordBytes];
+          Out acc = sum;
+#pragma GCC unroll 8
+          for (int k = 0; k < kWordBytes; ++k) {
+            acc = static_cast<Out>(acc + Traits::Convert(v[k]));
+            running[k] = acc;
+            out[n + k] = acc;
+          }
+          if (s.count > 0) sum = running[s.count - 1];
+        } else {
+#pragma GCC unroll 8
+          for (int k = 0; k < kWordBytes; ++k) out[n + k] = Traits::Convert(v[k]);
+        }
       }
       // The varint left open at the step's end (or the one still open, if none ended).
       // Selects, not branches: a step with no terminator is common in long-varint data.
