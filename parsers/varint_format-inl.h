@@ -129,9 +129,9 @@ class OutputSink {
 // cannot forget one.
 // Sizer<S>::Run has the SizeFn signature for each SizeFormat S.
 template <template <VarintFormat, bool> class Decoder, template <SizeFormat> class Sizer>
-constexpr KernelDescriptor MakeKernelDescriptor(const char* name, const char* summary,
-                                                CountFn count_terminators,
-                                                uint32_t inline_below_bytes = 16) {
+constexpr KernelDescriptor MakeKernelDescriptor(
+    const char* name, const char* summary, CountFn count_terminators,
+    uint32_t inline_below_bytes = kDefaultInlineBelowBytes) {
   using F = VarintFormat;
   using S = SizeFormat;
   return KernelDescriptor{

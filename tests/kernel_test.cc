@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/packed_input.h"
 #include "bench/workloads.h"
 #include "gtest/gtest.h"
 #include "pbaccel/cpu_features.h"
@@ -258,19 +259,7 @@ TEST_P(KernelTest, RandomBytesAgreeWithUpstream) {
 
 // --- Workloads ----------------------------------------------------------------------------------
 
-// The format a workload's field type decodes with.
-VarintFormat FormatFor(workloads::FieldType t) {
-  switch (t) {
-    case workloads::FieldType::kInt32: return VarintFormat::kInt32;
-    case workloads::FieldType::kInt64: return VarintFormat::kInt64;
-    case workloads::FieldType::kUInt32: return VarintFormat::kUInt32;
-    case workloads::FieldType::kUInt64: return VarintFormat::kUInt64;
-    case workloads::FieldType::kSInt32: return VarintFormat::kSInt32;
-    case workloads::FieldType::kSInt64: return VarintFormat::kSInt64;
-    case workloads::FieldType::kBool: return VarintFormat::kBool;
-  }
-  return VarintFormat::kUInt64;
-}
+using bench::FormatFor;  // The format a workload's field type decodes with.
 
 TEST_P(KernelTest, EveryWorkloadEveryLengthUpTo300) {
   for (const workloads::PayloadWorkload& w : workloads::PayloadWorkloads()) {

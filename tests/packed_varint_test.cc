@@ -3,8 +3,8 @@
 // The public decoding API (pbaccel/packed_varint.h) under every kernel this CPU supports, forced
 // with ScopedKernelOverride: values and acceptance equal upstream protobuf's, errors carry the
 // byte offset, a failed append leaves the RepeatedField as it was, and the buffer form reports
-// a too-small buffer. Payloads below a kernel's inline_below_bytes (kSmallPayloadBytes for all but
-// avx512) take the inline path, so both paths run.
+// a too-small buffer. Payloads below a kernel's inline_below_bytes (16 bytes for all but avx512)
+// take the inline path, so both paths run.
 
 #include <cstdint>
 #include <memory>

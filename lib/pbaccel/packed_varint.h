@@ -44,7 +44,7 @@
 // it; tests place payloads against an inaccessible page).
 //
 // Cost: O(payload bytes). Each call fetches the dispatched kernel once. Below a size measured per
-// kernel (kSmallPayloadBytes for most; 0 for avx512, whose masked loads make tiny payloads cheap)
+// kernel (16 bytes for most; 0 for avx512, whose masked loads make tiny payloads cheap)
 // payloads decode in a simple inline loop, so tiny fields (the common case in real messages) pay
 // nothing for bulk machinery that would not pay off. Thread-safe: concurrent calls on different
 // outputs are fine.
@@ -68,10 +68,6 @@ struct DecodeOptions {
   // true: also reject varints whose value overflows the field's type (see above).
   bool strict = false;
 };
-
-// Payloads shorter than this many bytes are decoded by an inline loop instead of the scalar, portable,
-// masked_vbyte and bmi2 kernels (see "Cost" above); the avx512 kernel takes every payload.
-inline constexpr size_t kSmallPayloadBytes = 16;
 
 template <typename T>
 using RepeatedField = google::protobuf::RepeatedField<T>;
