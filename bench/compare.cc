@@ -71,28 +71,60 @@ struct Row {
   std::exit(1);
 }
 
+// The pbaccel rows of one workload: "pbaccel" (the automatic choice) and one row per kernel this
+// CPU supports, forced. Each row gets its own output (`fresh` makes one): sharing outputs would let
+// one row find them still in cache from the row before it (and another pay for evicting a
+// different one), which at n = 1,048,576 (4-8 MB of output) skews rows by 2x by their order.
+template <typename Output>
+void AddPbaccelRows(const std::function<Output*()>& fresh,
+                    const std::function<uint64_t(Output*)>& run, std::vector<Impl>* impls) {
+  impls->push_back({"pbaccel", [run, out = fresh()] { return run(out); }});
+  for (absl::string_view kernel : SupportedKernels()) {
+    impls->push_back({std::string(kernel), [run, out = fresh(), k = std::string(kernel)] {
+                        ScopedKernelOverride force(k);
+                        return run(out);
+                      }});
+  }
+}
+
+// Runs `diff` (empty when pbaccel's result equals upstream's) under the automatic choice and under
+// each supported kernel, before anything is timed; a difference ends the program.
+void VerifyEveryKernel(absl::string_view workload, size_t n,
+                       const std::function<std::string()>& diff) {
+  std::vector<std::string> kernels{""};  // "" = automatic choice.
+  for (absl::string_view k : SupportedKernels()) kernels.emplace_back(k);
+  for (const std::string& k : kernels) {
+    std::unique_ptr<ScopedKernelOverride> force;
+    if (!k.empty()) force = std::make_unique<ScopedKernelOverride>(k);
+    const std::string what = diff();
+    if (!what.empty()) Mismatch(workload, n, k.empty() ? "pbaccel" : k, what);
+  }
+}
+
+// Times `impls` interleaved and returns their rows.
+std::vector<Row> TimeRows(absl::string_view workload, size_t n, size_t items,
+                          const std::vector<Impl>& impls, const Options& opt) {
+  const int inner = InnerFor(impls[0].run, opt.quick ? 0.3e6 : 2e6);
+  const auto samples = TimeInterleaved(impls, items, opt.reps, inner);
+  std::vector<Row> rows;
+  for (size_t i = 0; i < impls.size(); ++i) {
+    rows.push_back({std::string(workload), n, impls[i].name, Min(samples[i]), Median(samples[i])});
+  }
+  return rows;
+}
+
 std::vector<Row> RunPayloadWorkload(const workloads::PayloadWorkload& w, size_t n,
                                     const Options& opt) {
   const PackedInput input = MakePackedInput(w, n);
-  // Each implementation writes its own output arrays: sharing them would let one row find the
-  // output still in cache from the row before it (and another pay for evicting a different one),
-  // which at n = 1,048,576 (4-8 MB of output) skews rows by 2x depending on their order.
   std::vector<std::unique_ptr<DecodeOutputs>> outs;
-  auto fresh = [&outs] {
+  const std::function<DecodeOutputs*()> fresh = [&outs] {
     outs.push_back(std::make_unique<DecodeOutputs>());
     return outs.back().get();
   };
   std::vector<Impl> impls;
   impls.push_back({"protobuf", [&input, out = fresh()] { return ParseWithUpstream(input, out); }});
-  impls.push_back({"pbaccel", [&input, out = fresh()] { return DecodeWithPbaccel(input, out); }});
-  std::vector<std::string> kernels;
-  for (absl::string_view k : SupportedKernels()) kernels.emplace_back(k);
-  for (const std::string& k : kernels) {
-    impls.push_back({k, [&input, out = fresh(), k] {
-                       ScopedKernelOverride force(k);
-                       return DecodeWithPbaccel(input, out);
-                     }});
-  }
+  AddPbaccelRows<DecodeOutputs>(
+      fresh, [&input](DecodeOutputs* out) { return DecodeWithPbaccel(input, out); }, &impls);
   impls.push_back({"memcpy", [&input, out = fresh()] { return CopyDecodedOutput(input, out); }});
 
   // Stream VByte on the same integers (32-bit types only; it has no 64-bit format).
@@ -124,17 +156,12 @@ std::vector<Row> RunPayloadWorkload(const workloads::PayloadWorkload& w, size_t 
   // Verify every pbaccel row against upstream on every array before timing anything.
   std::vector<std::vector<uint64_t>> expected(input.arrays);
   for (size_t a = 0; a < input.arrays; ++a) expected[a] = UpstreamValues(input, a);
-  std::vector<std::string> checked = kernels;
-  checked.insert(checked.begin(), "");  // "" = automatic choice.
-  for (const std::string& k : checked) {
-    std::unique_ptr<ScopedKernelOverride> force;
-    if (!k.empty()) force = std::make_unique<ScopedKernelOverride>(k);
+  VerifyEveryKernel(w.name, n, [&]() -> std::string {
     for (size_t a = 0; a < input.arrays; ++a) {
-      if (PbaccelValues(input, a) != expected[a]) {
-        Mismatch(w.name, n, k.empty() ? "pbaccel" : k, absl::StrCat("array ", a, " differs"));
-      }
+      if (PbaccelValues(input, a) != expected[a]) return absl::StrCat("array ", a, " differs");
     }
-  }
+    return "";
+  });
   if (svb) {
     for (size_t a = 0; a < input.arrays; ++a) {
       streamvbyte_decode(reinterpret_cast<const uint8_t*>(svb_bytes.data()) + svb_offsets[a],
@@ -147,52 +174,23 @@ std::vector<Row> RunPayloadWorkload(const workloads::PayloadWorkload& w, size_t 
     }
   }
 
-  const int inner = InnerFor(impls[0].run, opt.quick ? 0.3e6 : 2e6);
-  const auto samples = TimeInterleaved(impls, input.total_values(), opt.reps, inner);
-  std::vector<Row> rows;
-  for (size_t i = 0; i < impls.size(); ++i) {
-    rows.push_back({std::string(w.name), n, impls[i].name, Min(samples[i]), Median(samples[i])});
-  }
-  return rows;
+  return TimeRows(w.name, n, input.total_values(), impls, opt);
 }
 
 std::vector<Row> RunMessageWorkload(const MessageWorkload& mw, const Options& opt) {
   // --quick: an eighth of the messages.
   const MessageInput input = MakeMessageInput(mw, 42, opt.quick ? std::max<size_t>(8, mw.count / 8) : 0);
-  // One output message per implementation, as for the payload workloads.
   std::vector<std::unique_ptr<MessageOutputs>> outs;
-  auto fresh = [&outs, &mw] {
+  const std::function<MessageOutputs*()> fresh = [&outs, &mw] {
     outs.push_back(std::make_unique<MessageOutputs>(mw));
     return outs.back().get();
   };
   std::vector<Impl> impls;
   impls.push_back({"protobuf", [&input, out = fresh()] { return ParseMessagesWithUpstream(input, out); }});
-  impls.push_back({"pbaccel", [&input, out = fresh()] { return ParseMessagesWithPbaccel(input, out); }});
-  std::vector<std::string> kernels;
-  for (absl::string_view k : SupportedKernels()) kernels.emplace_back(k);
-  for (const std::string& k : kernels) {
-    impls.push_back({k, [&input, out = fresh(), k] {
-                       ScopedKernelOverride force(k);
-                       return ParseMessagesWithPbaccel(input, out);
-                     }});
-  }
-  // Verify every pbaccel row (automatic choice, then each kernel) before timing.
-  std::vector<std::string> checked = kernels;
-  checked.insert(checked.begin(), "");
-  for (const std::string& k : checked) {
-    std::unique_ptr<ScopedKernelOverride> force;
-    if (!k.empty()) force = std::make_unique<ScopedKernelOverride>(k);
-    const std::string diff = VerifyMessages(input);
-    if (!diff.empty()) Mismatch(mw.name, input.messages.size(), k.empty() ? "pbaccel" : k, diff);
-  }
-  const int inner = InnerFor(impls[0].run, opt.quick ? 0.3e6 : 2e6);
-  const auto samples = TimeInterleaved(impls, input.messages.size(), opt.reps, inner);
-  std::vector<Row> rows;
-  for (size_t i = 0; i < impls.size(); ++i) {
-    rows.push_back({std::string(mw.name), input.messages.size(), impls[i].name, Min(samples[i]),
-                    Median(samples[i])});
-  }
-  return rows;
+  AddPbaccelRows<MessageOutputs>(
+      fresh, [&input](MessageOutputs* out) { return ParseMessagesWithPbaccel(input, out); }, &impls);
+  VerifyEveryKernel(mw.name, input.messages.size(), [&input] { return VerifyMessages(input); });
+  return TimeRows(mw.name, input.messages.size(), input.messages.size(), impls, opt);
 }
 
 void PrintTable(const std::vector<Row>& rows) {
