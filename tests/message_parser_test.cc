@@ -52,16 +52,21 @@ TEST(MessageParserTest, WorkloadMessagesAgreeWithUpstream) {
 }
 
 TEST(MessageParserTest, ClosedEnumOutOfRangeGoesToUnknownFieldsLikeUpstream) {
+  // Closed-enum records between packed fields the kernels take (the message is large enough to be
+  // walked), so the hand-over to upstream must keep their unknown values in wire order.
+  std::string enums;
+  for (int v : {0, 1, 5, 2, 1000, 5, 1, 0, 7, 1}) workloads::AppendVarint(v, &enums);
+  const std::string ints(200, '\x05');  // p_int32: 200 values, taken by a kernel.
   std::string bytes;
-  std::string payload;
-  for (int v : {0, 1, 5, 2, 1000, 5, 1, 0, 7, 1, 1, 1, 1, 1, 1, 1, 1, 1}) workloads::AppendVarint(v, &payload);
-  bytes += workloads::WrapAsPackedField(17, payload);  // p_enum
-  bytes += workloads::WrapAsPackedField(1, "");        // garbage-free: req as length 0 is wrong type
-  bytes = workloads::WrapAsPackedField(17, payload);
+  for (int i = 0; i < 3; ++i) {
+    bytes += workloads::WrapAsPackedField(10, ints) + workloads::WrapAsPackedField(17, enums);
+  }
+  ASSERT_GE(bytes.size(), kSmallMessageBytes);
   EXPECT_EQ(CompareWithUpstream(bytes, test2::Everything()), "");
   test2::Everything ours;
   ASSERT_TRUE(ParsePartialMessage(bytes, &ours).ok());
-  EXPECT_EQ(ours.unknown_fields().field_count(), 3);  // 2, 1000 and 7.
+  EXPECT_EQ(ours.p_int32_size(), 600);
+  EXPECT_EQ(ours.unknown_fields().field_count(), 9);  // 2, 1000 and 7, three times.
 }
 
 TEST(MessageParserTest, RequiredFieldsAreChecked) {
@@ -143,15 +148,22 @@ TEST(MessageParserTest, ConcurrentParsesOfDifferentMessages) {
 }
 
 TEST(MessageParserTest, ErrorsNameFieldAndOffset) {
-  std::string payload(kSmallMessageBytes + 100, '\x01');  // Big enough for the kernels.
-  payload += "\x80\x80";            // Ends mid-varint.
+  // Only the kernel path names the packed field in its error, so these also prove the field was
+  // decoded by a kernel, at the top level and inside a submessage.
+  std::string payload(kSmallMessageBytes + 100, '\x01');  // Big enough to be walked.
+  payload += "\x80\x80";                                  // Ends mid-varint.
   const std::string bytes = workloads::WrapAsPackedField(4, payload);  // Batch.scores
   bench::Batch msg;
-  const absl::Status s = ParseMessage(bytes, &msg);
+  absl::Status s = ParseMessage(bytes, &msg);
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(std::string(s.message()), HasSubstr("pbaccel.bench.Batch.scores"));
   EXPECT_THAT(std::string(s.message()), HasSubstr("byte offset"));
   EXPECT_FALSE(bench::Batch().ParseFromString(bytes));
+
+  const std::string nested = workloads::WrapAsPackedField(3, workloads::WrapAsPackedField(2, payload));
+  s = ParseMessage(nested, &msg);  // Batch.postings[0].doc_deltas
+  EXPECT_THAT(std::string(s.message()), HasSubstr("pbaccel.bench.Posting.doc_deltas"));
+  EXPECT_FALSE(bench::Batch().ParseFromString(nested));
 }
 
 }  // namespace
