@@ -8,9 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/workloads.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "pbaccel/message_parser.h"
+#include "pbaccel/testing/differential.h"
 #include "proto/message_workloads.pb.h"
 
 namespace pbaccel {
@@ -98,17 +97,6 @@ const MessageWorkload kWorkloads[] = {
     {"msg_tinypacked", 4096, &TinyPrototype},
 };
 
-std::string Deterministic(const google::protobuf::Message& m) {
-  std::string out;
-  {
-    google::protobuf::io::StringOutputStream stream(&out);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    m.SerializeToCodedStream(&coded);
-  }
-  return out;
-}
-
 }  // namespace
 
 absl::Span<const MessageWorkload> MessageWorkloads() { return kWorkloads; }
@@ -160,7 +148,8 @@ std::string VerifyMessages(const MessageInput& input) {
     if (!out.upstream->ParseFromString(input.messages[i])) return "upstream rejected the input";
     const absl::Status s = ParseMessage(input.messages[i], out.pbaccel.get());
     if (!s.ok()) return absl::StrCat("message ", i, ": ", s.ToString());
-    if (Deterministic(*out.upstream) != Deterministic(*out.pbaccel)) {
+    if (testing::DeterministicSerialization(*out.upstream) !=
+        testing::DeterministicSerialization(*out.pbaccel)) {
       return absl::StrCat("message ", i, " differs from upstream's");
     }
   }

@@ -310,9 +310,9 @@ uint64_t DecodeVarintAt(absl::string_view b, size_t from, size_t to) {
   return v;
 }
 
-// Serialization with map entries sorted by key: a map's iteration order is randomized per instance
-// in protobuf 3.21, so its default serialization differs between equal messages.
-std::string Deterministic(const Message& m) {
+}  // namespace
+
+std::string DeterministicSerialization(const Message& m) {
   std::string out;
   {
     google::protobuf::io::StringOutputStream stream(&out);
@@ -322,8 +322,6 @@ std::string Deterministic(const Message& m) {
   }
   return out;
 }
-
-}  // namespace
 
 void FillRandom(Message* msg, std::mt19937_64& rng, const DifferentialOptions& options) {
   FillMessage(msg, rng, options, 0);
@@ -472,7 +470,7 @@ std::string CompareWithUpstream(absl::string_view bytes, const Message& prototyp
   const bool partial_ok = partial->ParsePartialFromString(std::string(bytes));
   std::unique_ptr<Message> full(prototype.New());
   const bool full_ok = full->ParseFromString(std::string(bytes));
-  const std::string expected = partial_ok ? Deterministic(*partial) : "";
+  const std::string expected = partial_ok ? DeterministicSerialization(*partial) : "";
   google::protobuf::util::DefaultFieldComparator comparator;
   comparator.set_treat_nan_as_equal(true);
   google::protobuf::util::MessageDifferencer differencer;
@@ -496,7 +494,7 @@ std::string CompareWithUpstream(absl::string_view bytes, const Message& prototyp
         reporter.Compare(*partial, *ours);
         return absl::StrCat(where, "messages differ: ", report);
       }
-      const std::string got = Deterministic(*ours);
+      const std::string got = DeterministicSerialization(*ours);
       if (got != expected) {
         size_t at = 0;
         while (at < got.size() && at < expected.size() && got[at] == expected[at]) ++at;

@@ -42,6 +42,10 @@ struct DifferentialReport {
   std::vector<std::string> failures;  // Each: what differed, with the input in hex.
 };
 
+// `msg` serialized with map entries sorted by key: protobuf 3.21 randomizes each map's iteration
+// order per instance, so the default serialization of equal messages may differ.
+std::string DeterministicSerialization(const google::protobuf::Message& msg);
+
 // Compares upstream and pbaccel on `bytes` for the type of `prototype`, under every supported
 // kernel. Returns "" when they agree, else a description of the first difference.
 std::string CompareWithUpstream(absl::string_view bytes, const google::protobuf::Message& prototype);
