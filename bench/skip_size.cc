@@ -107,10 +107,7 @@ std::vector<Row> PayloadRows(const workloads::PayloadWorkload& w, size_t n, int 
   }
   // sint32 values whose zigzag forms are the workload's wire values.
   RepeatedField<int32_t> s32;
-  for (uint64_t v : wire) {
-    const uint32_t z = static_cast<uint32_t>(v);
-    s32.Add(static_cast<int32_t>((z >> 1) ^ (~(z & 1) + 1)));
-  }
+  for (uint64_t v : wire) s32.Add(workloads::ZigZagDecode32(v));
   using FT = workloads::FieldType;
   std::function<uint64_t()> up, ours;
   switch (w.type) {

@@ -67,12 +67,20 @@ std::string EncodePacked(absl::Span<const uint64_t> values);
 // length, payload.
 std::string WrapAsPackedField(int field_number, absl::string_view payload);
 
-// ZigZag encodings, as protobuf's WireFormatLite defines them.
+// ZigZag encodings and decodings, as protobuf's WireFormatLite defines them. The 32-bit decoding
+// reads the low 32 bits of a wire value.
 inline uint64_t ZigZagEncode32(int32_t v) {
   return static_cast<uint32_t>((static_cast<uint32_t>(v) << 1) ^ static_cast<uint32_t>(v >> 31));
 }
 inline uint64_t ZigZagEncode64(int64_t v) {
   return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
+inline int32_t ZigZagDecode32(uint64_t wire) {
+  const uint32_t n = static_cast<uint32_t>(wire);
+  return static_cast<int32_t>((n >> 1) ^ (~(n & 1) + 1));
+}
+inline int64_t ZigZagDecode64(uint64_t wire) {
+  return static_cast<int64_t>((wire >> 1) ^ (~(wire & 1) + 1));
 }
 
 }  // namespace workloads

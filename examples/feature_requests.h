@@ -30,10 +30,7 @@ inline FeatureBatch MakeRequest(std::mt19937_64& rng, int postings, int per_post
     for (uint64_t v : values("1byte", per_posting)) posting->add_freqs(static_cast<uint32_t>(v));
   }
   for (uint64_t v : values("len1to10", n)) b.add_feature_ids(v);
-  for (uint64_t z : values("sint32W4", n)) {
-    const uint32_t u = static_cast<uint32_t>(z);
-    b.add_deltas(static_cast<int32_t>((u >> 1) ^ (~(u & 1) + 1)));
-  }
+  for (uint64_t z : values("sint32W4", n)) b.add_deltas(workloads::ZigZagDecode32(z));
   for (int i = 0; i < n; ++i) b.add_scores(static_cast<float>(rng() % 10000) / 100.0f);
   for (uint64_t v : values("bool", n)) b.add_flags(v != 0);
   return b;

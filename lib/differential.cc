@@ -145,8 +145,7 @@ void FillField(Message* msg, const FieldDescriptor* f, std::mt19937_64& rng,
         break;
       }
       case FieldDescriptor::TYPE_SINT32: {
-        const uint32_t z = static_cast<uint32_t>(w);
-        const int32_t v = static_cast<int32_t>((z >> 1) ^ (~(z & 1) + 1));
+        const int32_t v = workloads::ZigZagDecode32(w);
         repeated ? r->AddInt32(msg, f, v) : r->SetInt32(msg, f, v);
         break;
       }
@@ -157,7 +156,7 @@ void FillField(Message* msg, const FieldDescriptor* f, std::mt19937_64& rng,
         break;
       }
       case FieldDescriptor::TYPE_SINT64: {
-        const int64_t v = static_cast<int64_t>((w >> 1) ^ (~(w & 1) + 1));
+        const int64_t v = workloads::ZigZagDecode64(w);
         repeated ? r->AddInt64(msg, f, v) : r->SetInt64(msg, f, v);
         break;
       }

@@ -95,13 +95,10 @@ uint64_t Convert(VarintFormat format, uint64_t v) {
     case VarintFormat::kUInt32:
     case VarintFormat::kDeltaUInt32:
       return static_cast<uint32_t>(v);
-    case VarintFormat::kSInt32: {
-      const uint32_t n = static_cast<uint32_t>(v);
-      const int32_t decoded = static_cast<int32_t>((n >> 1) ^ (~(n & 1) + 1));
-      return static_cast<uint64_t>(static_cast<int64_t>(decoded));
-    }
+    case VarintFormat::kSInt32:
+      return static_cast<uint64_t>(static_cast<int64_t>(workloads::ZigZagDecode32(v)));
     case VarintFormat::kSInt64:
-      return (v >> 1) ^ (~(v & 1) + 1);
+      return static_cast<uint64_t>(workloads::ZigZagDecode64(v));
     case VarintFormat::kBool:
       return v != 0;
     default:
