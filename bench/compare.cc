@@ -104,8 +104,7 @@ void VerifyEveryKernel(absl::string_view workload, size_t n,
 // Times `impls` interleaved and returns their rows.
 std::vector<Row> TimeRows(absl::string_view workload, size_t n, size_t items,
                           const std::vector<Impl>& impls, const Options& opt) {
-  const int inner = InnerFor(impls[0].run, opt.quick ? 0.3e6 : 2e6);
-  const auto samples = TimeInterleaved(impls, items, opt.reps, inner);
+  const auto samples = TimeInterleaved(impls, items, opt.reps, opt.quick ? 0.3e6 : 2e6);
   std::vector<Row> rows;
   for (size_t i = 0; i < impls.size(); ++i) {
     rows.push_back({std::string(workload), n, impls[i].name, Min(samples[i]), Median(samples[i])});

@@ -84,7 +84,7 @@ int Main(int argc, char** argv) {
         std::fprintf(stderr, "grpc_bench: pbaccel's result differs from upstream's\n");
         return 1;
       }
-      const auto s = TimeInterleaved(impls, 1, 21, InnerFor(impls[0].run, 2e6));
+      const auto s = TimeInterleaved(impls, 1, 21, 2e6);
       const size_t nslices = (bytes.size() + slice - 1) / slice;
       print("deserialize", size.name, std::to_string(nslices), impls, s);
     }
@@ -121,7 +121,7 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr, "grpc_bench: replies differ\n");
       return 1;
     }
-    const auto s = TimeInterleaved(impls, 1, 15, InnerFor(impls[0].run, 20e6));
+    const auto s = TimeInterleaved(impls, 1, 15, 20e6);
     print("end_to_end", size.name, "-", impls, s);
     if (!csv) {
       std::printf("%-11s %-6s requests/s: upstream %.0f, pbaccel %.0f\n", "", size.name, 1e9 / Min(s[0]),

@@ -43,8 +43,7 @@ struct Row {
 
 std::vector<Row> Measure(const std::string& op, const std::string& workload, size_t n, size_t items,
                          const std::vector<Impl>& impls, int reps) {
-  const int inner = InnerFor(impls[0].run, 2e6);
-  const auto samples = TimeInterleaved(impls, items, reps, inner);
+  const auto samples = TimeInterleaved(impls, items, reps, 2e6);
   std::vector<Row> rows;
   for (size_t i = 0; i < impls.size(); ++i) {
     rows.push_back({op, workload, n, impls[i].name, Min(samples[i]), Median(samples[i])});

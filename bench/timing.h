@@ -1,9 +1,9 @@
 // Copyright 2026 The pbaccel Authors.
 //
 // timing.h: interleaved repetitions for side-by-side measurements on a noisy shared machine.
-// Every implementation runs once per round, the starting one rotating, so a noise episode hits
-// all of them alike; the quiet estimate is the minimum over the rounds (the median is reported
-// beside it).
+// Every implementation takes one sample per round (as many back-to-back runs as fill about the
+// same time for each), the starting one rotating, so a noise episode hits all of them alike; the
+// quiet estimate is the minimum over the rounds (the median is reported beside it).
 
 #ifndef PBACCEL_BENCH_TIMING_H_
 #define PBACCEL_BENCH_TIMING_H_
@@ -30,19 +30,35 @@ inline double NowNs() {
                                  .count());
 }
 
-// `reps` rounds, each running every implementation `inner` times; ns per item for each
-// implementation and round.
+// Runs of `impl` that take about `target_ns` together (at least one), from one timed run.
+inline int RunsFor(const Impl& impl, double target_ns) {
+  const double t0 = NowNs();
+  volatile uint64_t sink = impl.run();
+  (void)sink;
+  return std::max(1, static_cast<int>(target_ns / std::max(NowNs() - t0, 1.0)));
+}
+
+// `reps` rounds; in each, every implementation runs back to back as many times as fill about
+// `sample_ns` (counted per implementation, so a fast one is not timed on one or two runs whose
+// first pays for the caches the others left cold). Returns ns per item for each implementation
+// and round.
 inline std::vector<std::vector<double>> TimeInterleaved(const std::vector<Impl>& impls,
-                                                        size_t items, int reps, int inner) {
+                                                        size_t items, int reps, double sample_ns) {
   std::vector<std::vector<double>> samples(impls.size());
+  std::vector<int> runs(impls.size());
+  for (size_t i = 0; i < impls.size(); ++i) {
+    volatile uint64_t sink = impls[i].run();  // Warm caches and allocations.
+    (void)sink;
+    runs[i] = RunsFor(impls[i], sample_ns);
+  }
   volatile uint64_t sink = 0;
-  for (const Impl& impl : impls) sink = sink + impl.run();  // Warm caches and allocations.
   for (int r = 0; r < reps; ++r) {
     for (size_t j = 0; j < impls.size(); ++j) {
       const size_t i = (j + static_cast<size_t>(r)) % impls.size();
       const double t0 = NowNs();
-      for (int k = 0; k < inner; ++k) sink = sink + impls[i].run();
-      samples[i].push_back((NowNs() - t0) / (static_cast<double>(inner) * static_cast<double>(items)));
+      for (int k = 0; k < runs[i]; ++k) sink = sink + impls[i].run();
+      samples[i].push_back((NowNs() - t0) /
+                           (static_cast<double>(runs[i]) * static_cast<double>(items)));
     }
   }
   return samples;
@@ -52,14 +68,6 @@ inline double Min(const std::vector<double>& v) { return *std::min_element(v.beg
 inline double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
-}
-
-// Runs per round so one round of `slowest` takes about target_ns.
-inline int InnerFor(const std::function<uint64_t()>& slowest, double target_ns) {
-  const double t0 = NowNs();
-  volatile uint64_t sink = slowest();
-  (void)sink;
-  return std::max(1, static_cast<int>(target_ns / std::max(NowNs() - t0, 1.0)));
 }
 
 }  // namespace bench
