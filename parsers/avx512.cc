@@ -81,11 +81,13 @@ struct Packed {
 };
 
 // 32-bit lanes (int32, uint32, sint32, bool, delta-uint32): packs one varint per dword lane into
-// the low 32 bits of its value. Every byte of lane j of `pe` holds the offset in `block` of the
-// byte before varint j (its predecessor's terminator; 0xFF for a varint starting the block).
-inline Packed Pack32(__m512i block, __m512i pe) {
-  // Bytes start..start+3 of each varint; byte arithmetic wraps, so 0xFF + 1 is offset 0.
-  __m512i raw = _mm512_permutexvar_epi8(_mm512_add_epi8(pe, _mm512_set1_epi32(0x04030201)), block);
+// the low 32 bits of its value. The 128-byte window is `prev` (bytes 0..63) then `block` (bytes
+// 64..127); every byte of lane j of `pe` holds the window offset of the byte before varint j (its
+// predecessor's terminator). Indices past 127 wrap into `prev`: they only ever select bytes past
+// the varint's terminator, which are masked off.
+inline Packed Pack32(__m512i prev, __m512i block, __m512i pe) {
+  // Bytes start..start+3 of each varint.
+  __m512i raw = _mm512_permutex2var_epi8(prev, _mm512_add_epi8(pe, _mm512_set1_epi32(0x04030201)), block);
   // The lane's bytes end at its first byte without a continuation bit: t marks those bytes' high
   // bits, and t ^ (t - 1) keeps every bit up to the first one (all bits when t == 0: 5+ bytes).
   const __m512i t = _mm512_andnot_si512(raw, _mm512_set1_epi32(0x80808080));
@@ -98,15 +100,15 @@ inline Packed Pack32(__m512i block, __m512i pe) {
   // that nibble). Done for every group without a branch: a group holding one is common enough
   // (13 % of W2's groups) that a mispredicted branch costs more than these three instructions.
   const __mmask16 long5 = _mm512_testn_epi32_mask(t, t);
-  const __m512i b4 = _mm512_permutexvar_epi8(_mm512_add_epi8(pe, _mm512_set1_epi32(5)), block);
+  const __m512i b4 = _mm512_permutex2var_epi8(prev, _mm512_add_epi8(pe, _mm512_set1_epi32(5)), block);
   return {_mm512_mask_or_epi32(v, long5, v, _mm512_slli_epi32(b4, 28)), long5};
 }
 
 // 64-bit lanes (int64, uint64, sint64, delta-uint64): packs one varint per qword lane into its
 // 64-bit value; `pe` as for Pack32, per qword.
-inline Packed Pack64(__m512i block, __m512i pe) {
-  __m512i raw = _mm512_permutexvar_epi8(
-      _mm512_add_epi8(pe, _mm512_set1_epi64(0x0807060504030201)), block);
+inline Packed Pack64(__m512i prev, __m512i block, __m512i pe) {
+  __m512i raw = _mm512_permutex2var_epi8(
+      prev, _mm512_add_epi8(pe, _mm512_set1_epi64(0x0807060504030201)), block);
   const __m512i t = _mm512_andnot_si512(raw, _mm512_set1_epi64(0x8080808080808080));
   const __m512i keep = _mm512_xor_si512(t, _mm512_sub_epi64(t, _mm512_set1_epi64(1)));
   raw = _mm512_ternarylogic_epi64(raw, keep, _mm512_set1_epi64(0x7F7F7F7F7F7F7F7F), 0x80);
@@ -120,7 +122,8 @@ inline Packed Pack64(__m512i block, __m512i pe) {
   uint32_t wide = 0;
   const __mmask8 long9 = _mm512_testn_epi64_mask(t, t);
   if (long9 != 0) {
-    const __m512i b89 = _mm512_permutexvar_epi8(_mm512_add_epi8(pe, _mm512_set1_epi64(0x0A09)), block);
+    const __m512i b89 =
+        _mm512_permutex2var_epi8(prev, _mm512_add_epi8(pe, _mm512_set1_epi64(0x0A09)), block);
     const __mmask8 long10 = _mm512_mask_test_epi64_mask(long9, b89, _mm512_set1_epi64(0x80));
     const __m512i b8 = _mm512_and_si512(b89, _mm512_set1_epi64(0x7F));
     const __m512i b9 = _mm512_maskz_and_epi64(long10, _mm512_srli_epi64(b89, 8),
@@ -204,39 +207,54 @@ struct Avx512Decoder {
   using L = Lanes<F>;
   using Out = typename L::Out;
 
+  // The payload is read in 64-byte blocks at fixed offsets (p, p + 64, ...), so each block's load
+  // and masks do not wait for the previous block's decoding. Block k decodes the varints that END
+  // in it; the first of them may have started in block k - 1 (at most nine bytes back), which is
+  // why the gathers index the 128-byte window [block k - 1, block k].
   static DecodeResult Run(const uint8_t* p, const uint8_t* end, void* out_void, size_t cap,
                           uint64_t delta_base) {
     Out* const out = static_cast<Out*>(out_void);
     size_t n = 0;
     __m512i carry = L::k64 ? _mm512_set1_epi64(static_cast<int64_t>(delta_base))
                            : _mm512_set1_epi32(static_cast<int32_t>(delta_base));
-    const __m512i iota = _mm512_set_epi8(63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50,
-                                         49, 48, 47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36,
-                                         35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22,
-                                         21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7,
-                                         6, 5, 4, 3, 2, 1, 0);
-    while (p < end) {
+    // Window offsets 64..127: the current block's bytes.
+    const __m512i iota = _mm512_set_epi8(127, 126, 125, 124, 123, 122, 121, 120, 119, 118, 117,
+                                         116, 115, 114, 113, 112, 111, 110, 109, 108, 107, 106,
+                                         105, 104, 103, 102, 101, 100, 99, 98, 97, 96, 95, 94, 93,
+                                         92, 91, 90, 89, 88, 87, 86, 85, 84, 83, 82, 81, 80, 79, 78,
+                                         77, 76, 75, 74, 73, 72, 71, 70, 69, 68, 67, 66, 65, 64);
+    __m512i prev_block = _mm512_setzero_si512();
+    // Window offset (0..63, in the previous block) of the byte before the block's first varint:
+    // the previous block's last terminator; 63 when the block starts a varint.
+    uint32_t prev_end = 63;
+    // The first byte of the first varint not yet decoded; its continuation bytes so far.
+    const uint8_t* start = p;
+    uint32_t open = 0;
+    for (; p < end; p += 64) {
       const size_t avail = static_cast<size_t>(end - p);
       const uint64_t valid = avail >= 64 ? ~uint64_t{0} : (uint64_t{1} << avail) - 1;
       const __m512i block =
           avail >= 64 ? _mm512_loadu_si512(p) : _mm512_maskz_loadu_epi8(valid, p);
       const uint64_t cont = _mm512_movepi8_mask(block);  // Masked-out bytes read as 0.
       uint64_t term = ~cont & valid;
-      if (term == 0 || RunsOfTen(cont) != 0) break;  // Malformed: the scalar reader names it.
+      // Malformed (a varint with ten continuation bytes, inside the block or continuing the open
+      // one; or the payload ending inside a varint): the scalar reader names it from `start`.
+      if (RunsOfTen(cont) != 0 || open + _tzcnt_u64(term) >= 10) break;
       size_t nvar = static_cast<size_t>(_mm_popcnt_u64(term));
-      if (nvar > cap - n) {
-        if (cap == n) return {p, n, DecodeStatus::kOutputFull};
+      const bool output_full = nvar > cap - n;
+      if (output_full) {
+        if (cap == n) return {start, n, DecodeStatus::kOutputFull};
         nvar = cap - n;
         term = _pdep_u64((uint64_t{1} << nvar) - 1, term);
       }
-      const size_t consumed = 64 - static_cast<size_t>(_lzcnt_u64(term));
-      const uint64_t consumed_mask = consumed == 64 ? ~uint64_t{0} : (uint64_t{1} << consumed) - 1;
+      const uint32_t last = 63 - static_cast<uint32_t>(_lzcnt_u64(term));
+      const uint64_t consumed_mask = (uint64_t{2} << last) - 1;  // last == 63: wraps to all ones.
 
-      if ((cont & consumed_mask) == 0) {
+      if (open == 0 && (cont & consumed_mask) == 0) {
         // All one-byte varints: the values are the bytes, zero-extended.
         if constexpr (F == VarintFormat::kBool) {
           if (kStrict && _mm512_mask_cmpgt_epu8_mask(consumed_mask, block, _mm512_set1_epi8(1))) {
-            return ScalarGroup(p, 0, nvar, term, out, n, delta_base);  // Reports the overflow.
+            return ScalarGroup(p, start, 0, nvar, term, out, n, delta_base);  // Names the overflow.
           }
           _mm512_mask_storeu_epi8(out + n, consumed_mask, _mm512_min_epu8(block, _mm512_set1_epi8(1)));
         } else if (nvar == 64) {
@@ -255,7 +273,7 @@ struct Avx512Decoder {
           }
         }
       } else {
-        // End offsets of the block's varints, in order.
+        // Window offsets of the terminators of the block's varints, in order.
         const __m512i ends = _mm512_maskz_compress_epi8(term, iota);
         // rep picks the group's end offsets into every byte of their lanes: lane j of the group
         // gets ends[16g + j] (8g + j for 64-bit lanes).
@@ -268,16 +286,17 @@ struct Avx512Decoder {
                                                 0x07070707, 0x06060606, 0x05050505, 0x04040404,
                                                 0x03030303, 0x02020202, 0x01010101, 0);
         const __m512i rep_step = _mm512_set1_epi8(static_cast<char>(L::kPerGroup));
-        // Lane 15 (7) of `prev` holds the end of the varint before the group (0xFF: none).
-        __m512i prev = _mm512_set1_epi32(-1);
+        // Lane 15 (7) of `pe_prev` holds the terminator before the group.
+        __m512i pe_prev = _mm512_set1_epi8(static_cast<char>(prev_end));
         for (size_t g = 0; g < nvar; g += L::kPerGroup) {
           const size_t cnt = nvar - g < L::kPerGroup ? nvar - g : L::kPerGroup;
           const __m512i eb = _mm512_permutexvar_epi8(rep, ends);
-          const __m512i pe = L::k64 ? _mm512_alignr_epi64(eb, prev, 7) : _mm512_alignr_epi32(eb, prev, 15);
-          const Packed packed = L::k64 ? Pack64(block, pe) : Pack32(block, pe);
+          const __m512i pe = L::k64 ? _mm512_alignr_epi64(eb, pe_prev, 7)
+                                    : _mm512_alignr_epi32(eb, pe_prev, 15);
+          const Packed packed = L::k64 ? Pack64(prev_block, block, pe) : Pack32(prev_block, block, pe);
           if (NeedsScalar<F, kStrict>(packed, (1u << cnt) - 1)) {
             // Decode the group with the bounded reader, then pick the delta carry up again.
-            const DecodeResult r = ScalarGroup(p, g, cnt, term, out, n + g, delta_base);
+            const DecodeResult r = ScalarGroup(p, start, g, cnt, term, out, n + g, delta_base);
             if (r.status != DecodeStatus::kOk) return r;
             if constexpr (FormatTraits<F>::kDelta) {
               carry = L::k64 ? _mm512_set1_epi64(static_cast<int64_t>(out[n + g + cnt - 1]))
@@ -286,26 +305,32 @@ struct Avx512Decoder {
           } else {
             Emit<F>(packed.v, cnt, out + n + g, &carry);
           }
-          prev = eb;
+          pe_prev = eb;
           rep = _mm512_add_epi8(rep, rep_step);
         }
       }
-      p += consumed;
+      // Here term != 0 (the check above), so nvar >= 1.
       n += nvar;
+      start = p + last + 1;
+      open = 63 - last;
+      prev_end = last;
+      if (output_full) return {start, n, DecodeStatus::kOutputFull};
+      prev_block = block;
     }
-    if (p == end) return {p, n, DecodeStatus::kOk};
-    // Malformed input at or after p: the bounded reader decodes what is good and names the error.
-    const uint64_t last = n == 0 ? delta_base : static_cast<uint64_t>(out[n - 1]);
-    OutputSink<F> sink(out, last);
-    return DecodeTail<F, kStrict>(p, end, sink, n, cap);
+    if (start == end) return {start, n, DecodeStatus::kOk};
+    // Malformed input at or after start: the bounded reader decodes what is good and names the
+    // error.
+    const uint64_t last_value = n == 0 ? delta_base : static_cast<uint64_t>(out[n - 1]);
+    OutputSink<F> sink(out, last_value);
+    return DecodeTail<F, kStrict>(start, end, sink, n, cap);
   }
 
-  // Decodes varints [first, first + cnt) of the block at p (whose terminators are `term`) with
-  // the bounded scalar reader into out[at, at + cnt); delta formats continue from out[at - 1]
-  // (delta_base when at == 0).
-  static DecodeResult ScalarGroup(const uint8_t* p, size_t first, size_t cnt, uint64_t term,
-                                  Out* out, size_t at, uint64_t delta_base) {
-    const uint8_t* begin = p + (first == 0 ? 0 : EndOfNth(term, first - 1));
+  // Decodes varints [first, first + cnt) of those ending in the block at p (whose terminators are
+  // `term`; the first of them starts at `start`) with the bounded scalar reader into
+  // out[at, at + cnt); delta formats continue from out[at - 1] (delta_base when at == 0).
+  static DecodeResult ScalarGroup(const uint8_t* p, const uint8_t* start, size_t first, size_t cnt,
+                                  uint64_t term, Out* out, size_t at, uint64_t delta_base) {
+    const uint8_t* begin = first == 0 ? start : p + EndOfNth(term, first - 1);
     const uint8_t* stop = p + EndOfNth(term, first + cnt - 1);
     OutputSink<F> sink(out, at == 0 ? delta_base : static_cast<uint64_t>(out[at - 1]));
     return DecodeTail<F, kStrict>(begin, stop, sink, at, at + cnt);
