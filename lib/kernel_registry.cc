@@ -78,7 +78,7 @@ const KernelEntry kRegistry[] = {
     // masked_vbyte measured faster on most workloads on every CPU here (Zen 4: 1byte, W2, W3,
     // int32neg25, len1to5 at N = 1,048,576; bmi2 wins W4 and uint64 len1to10), and every CPU with
     // BMI2 has SSE4.1: so bmi2 is never the automatic choice, only PBACCEL_KERNEL=bmi2.
-    {&kBmi2Kernel, kCpuBmi2 | kCpuPopcnt, &VetoSlowPext},
+    {&kBmi2Kernel, kCpuBmi2 | kCpuAvx2 | kCpuPopcnt, &VetoSlowPext},
 #endif
     {&kPortableKernel, 0, nullptr},
     {&kScalarKernel, 0, nullptr},

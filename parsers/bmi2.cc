@@ -41,30 +41,28 @@ namespace {
 #include "parsers/varint_size-inl.h"
 #include "parsers/varint_scalar-inl.h"
 
-// Bytes per step. The paper measured 6, 7 and 8 and kept 6; measured here with
-// //bench:kernels_bench (see the closing note of the SFVInt issue), 6 is also the best.
+// Bytes per step: 6, 7 or 8 (see the header comment and the closing note of the SFVInt issue for
+// the three measured).
 #ifndef PBACCEL_BMI2_WORD_BYTES
-#define PBACCEL_BMI2_WORD_BYTES 6
+#define PBACCEL_BMI2_WORD_BYTES 8
 #endif
 constexpr int kWordBytes = PBACCEL_BMI2_WORD_BYTES;
 static_assert(kWordBytes >= 6 && kWordBytes <= 8, "steps of 6, 7 or 8 bytes");
+// Output slots written per step (whatever the step size): two vectors of four.
+constexpr int kSlots = 8;
 
-// The 7-bit payload groups of bytes [first, last] of a little-endian word.
-constexpr uint64_t GroupMask(int first, int last) {
-  uint64_t m = 0;
-  for (int i = first; i <= last; ++i) m |= uint64_t{0x7F} << (8 * i);
-  return m;
-}
-
-// One step's decoding recipe, for each continuation pattern of kWordBytes bytes.
-struct Bmi2Step {
-  uint64_t mask[kWordBytes];  // PEXT masks of the varints ending in the step, in order. mask[0]
-                              // covers the whole step when no varint ends in it.
-  uint64_t tail_mask;         // Groups after the last terminator (a varint continuing past).
-  uint8_t count;              // Varints ending in the step.
-  uint8_t tail_bytes;         // Bytes after the last terminator (kWordBytes if count == 0).
-  uint8_t first_len;          // Bytes of the first varint within the step; kWordBytes + 1 if none
-                              // ends here (so partial_bytes + first_len > 10 flags both cases).
+// One step's decoding recipe, for each continuation pattern of kWordBytes bytes. The step's
+// payload bits are packed once (one PEXT of all its 7-bit groups: byte i's group lands at bit 7i);
+// a varint's value is then a bit field of that: `len` bits from bit `shift`.
+struct alignas(32) Bmi2Step {
+  uint8_t shift[kSlots];  // 7 * (first byte) of each varint ending in the step, in order.
+  uint8_t len[kSlots];    // 7 * (its bytes in the step); 0 in slots past `count` (value 0).
+                          // When no varint ends in the step, slot 0 covers the whole step.
+  uint8_t count;          // Varints ending in the step.
+  uint8_t tail_shift;     // 7 * (first byte after the last terminator).
+  uint8_t tail_bytes;     // Bytes after the last terminator (kWordBytes if count == 0).
+  uint8_t first_len;      // Bytes of the first varint within the step; kWordBytes + 1 if none
+                          // ends here (so partial_bytes + first_len > 10 flags both cases).
 };
 
 struct Bmi2Patterns {
@@ -79,17 +77,18 @@ constexpr Bmi2Patterns MakeBmi2Patterns() {
     int count = 0;
     for (int i = 0; i < kWordBytes; ++i) {
       if (((pattern >> i) & 1) == 0) {  // Byte i ends a varint.
-        s.mask[count] = GroupMask(start, i);
+        s.shift[count] = static_cast<uint8_t>(7 * start);
+        s.len[count] = static_cast<uint8_t>(7 * (i + 1 - start));
         if (count == 0) s.first_len = static_cast<uint8_t>(i + 1);
         ++count;
         start = i + 1;
       }
     }
     s.count = static_cast<uint8_t>(count);
+    s.tail_shift = static_cast<uint8_t>(7 * start);
     s.tail_bytes = static_cast<uint8_t>(kWordBytes - start);
-    s.tail_mask = start < kWordBytes ? GroupMask(start, kWordBytes - 1) : 0;
     if (count == 0) {
-      s.mask[0] = GroupMask(0, kWordBytes - 1);
+      s.len[0] = static_cast<uint8_t>(7 * kWordBytes);
       s.first_len = kWordBytes + 1;
     }
   }
@@ -98,13 +97,64 @@ constexpr Bmi2Patterns MakeBmi2Patterns() {
 
 constexpr Bmi2Patterns kPatterns = MakeBmi2Patterns();
 
-// Continuation bits (bit 7) of the step's bytes.
-constexpr uint64_t ContinuationMask() {
+// Bit 7 (continuation) and bits 0-6 (payload) of the step's bytes.
+constexpr uint64_t StepMask(uint64_t per_byte) {
   uint64_t m = 0;
-  for (int i = 0; i < kWordBytes; ++i) m |= uint64_t{0x80} << (8 * i);
+  for (int i = 0; i < kWordBytes; ++i) m |= per_byte << (8 * i);
   return m;
 }
-constexpr uint64_t kContinuationMask = ContinuationMask();
+constexpr uint64_t kContinuationMask = StepMask(0x80);
+constexpr uint64_t kPayloadMask = StepMask(0x7F);
+
+// The integer formats whose slots are written straight from the vectors (no running sum, no
+// per-value range check, no narrowing to bytes).
+template <VarintFormat F, bool kStrict>
+constexpr bool kVectorFanOut = !kStrict && !FormatTraits<F>::kDelta && F != VarintFormat::kBool;
+
+// The step's slots 0..7 as bit fields of `packed`, in 64-bit lanes: lanes 0-3 and 4-7.
+struct Fields {
+  __m256i lo, hi;
+};
+
+inline Fields FanOut(uint64_t packed, const Bmi2Step& s) {
+  const __m256i x = _mm256_set1_epi64x(static_cast<int64_t>(packed));
+  const __m128i shift = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.shift));
+  const __m128i len = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.len));
+  const __m256i one = _mm256_set1_epi64x(1);
+  const auto field = [&](__m128i sh8, __m128i len8) {
+    const __m256i mask = _mm256_sub_epi64(_mm256_sllv_epi64(one, _mm256_cvtepu8_epi64(len8)), one);
+    return _mm256_and_si256(_mm256_srlv_epi64(x, _mm256_cvtepu8_epi64(sh8)), mask);
+  };
+  return {field(shift, len), field(_mm_srli_si128(shift, 4), _mm_srli_si128(len, 4))};
+}
+
+// Stores the eight slots in the format's output type (32-bit: the low halves).
+template <VarintFormat F>
+inline void StoreFields(Fields f, typename FormatTraits<F>::Out* out) {
+  if constexpr (sizeof(typename FormatTraits<F>::Out) == 8) {
+    if constexpr (F == VarintFormat::kSInt64) {
+      const auto zigzag = [](__m256i v) {
+        return _mm256_xor_si256(_mm256_srli_epi64(v, 1),
+                                _mm256_sub_epi64(_mm256_setzero_si256(),
+                                                 _mm256_and_si256(v, _mm256_set1_epi64x(1))));
+      };
+      f.lo = zigzag(f.lo);
+      f.hi = zigzag(f.hi);
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), f.lo);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4), f.hi);
+  } else {
+    const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
+    __m256i v = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(f.lo, even),
+                                   _mm256_permutevar8x32_epi32(f.hi, even), 0xF0);
+    if constexpr (F == VarintFormat::kSInt32) {
+      v = _mm256_xor_si256(_mm256_srli_epi32(v, 1),
+                           _mm256_sub_epi32(_mm256_setzero_si256(),
+                                            _mm256_and_si256(v, _mm256_set1_epi32(1))));
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), v);
+  }
+}
 
 template <VarintFormat F, bool kStrict>
 struct Bmi2Decoder {
@@ -118,36 +168,48 @@ struct Bmi2Decoder {
     uint64_t partial = 0;
     unsigned partial_bytes = 0;
     Out sum = static_cast<Out>(delta_base);  // Delta formats: the last value kept.
-    while (end - p >= 8 && cap - n >= static_cast<size_t>(kWordBytes)) {
+    for (;;) {
+      // Steps that need no bounds check: each reads 8 bytes and writes at most kSlots slots.
+      size_t steps = end - p >= 8 ? static_cast<size_t>(end - p - 8) / kWordBytes + 1 : 0;
+      if (steps > (cap - n) / kSlots) steps = (cap - n) / kSlots;
+      if (steps == 0) break;
+      const uint8_t* const stop = p + steps * kWordBytes;
+      bool malformed = false;
+    do {
       const uint64_t w = LoadLittleEndian64(p);
       const Bmi2Step& s = kPatterns.step[_pext_u64(w, kContinuationMask)];
+      const uint64_t packed = _pext_u64(w, kPayloadMask);
       // The first varint: its bits so far plus this step's (bits past 63 fall off, as upstream).
-      const uint64_t first = partial | (_pext_u64(w, s.mask[0]) << (7 * partial_bytes));
+      const uint64_t first = partial | (_bzhi_u64(packed, s.len[0]) << (7 * partial_bytes));
       // A varint reaching its 11th byte is malformed.
-      if (__builtin_expect(partial_bytes + s.first_len > 10, 0)) break;
-      if (!kStrict && !Traits::kDelta && s.count <= 2) {
-        // Steps ending at most two varints (long varints: W1, negative int32s) need two PEXTs,
-        // not kWordBytes: a branch that is predictable exactly in the data where it saves most.
-        out[n] = Traits::Convert(first);
-        out[n + 1] = Traits::Convert(_pext_u64(w, s.mask[1]));
+      if (__builtin_expect(partial_bytes + s.first_len > 10, 0)) {
+        malformed = true;
+        break;
+      }
+      if constexpr (kVectorFanOut<F, kStrict>) {
+        StoreFields<F>(FanOut(packed, s), out + n);
+        out[n] = Traits::Convert(first);  // Slot 0 with the bits of earlier steps.
       } else {
-        uint64_t v[kWordBytes];
+        uint64_t v[kSlots];
         v[0] = first;
 #pragma GCC unroll 8
-        for (int k = 1; k < kWordBytes; ++k) v[k] = _pext_u64(w, s.mask[k]);
+        for (int k = 1; k < kSlots; ++k) v[k] = _bzhi_u64(packed >> s.shift[k], s.len[k]);
         if (kStrict) {
           // Values out of range, and a 10-byte varint whose last byte carries bits past 63.
           bool bad = s.count > 0 && partial_bytes + s.first_len == 10 &&
                      ((w >> (8 * (s.first_len - 1))) & 0x7F) > 1;
 #pragma GCC unroll 8
-          for (int k = 0; k < kWordBytes; ++k) bad |= k < s.count && !Traits::FitsStrict(v[k]);
-          if (__builtin_expect(bad, 0)) break;
+          for (int k = 0; k < kSlots; ++k) bad |= k < s.count && !Traits::FitsStrict(v[k]);
+          if (__builtin_expect(bad, 0)) {
+            malformed = true;
+            break;
+          }
         }
         if constexpr (Traits::kDelta) {
-          Out running[kWordBytes];
+          Out running[kSlots];
           Out acc = sum;
 #pragma GCC unroll 8
-          for (int k = 0; k < kWordBytes; ++k) {
+          for (int k = 0; k < kSlots; ++k) {
             acc = static_cast<Out>(acc + Traits::Convert(v[k]));
             running[k] = acc;
             out[n + k] = acc;
@@ -155,17 +217,18 @@ struct Bmi2Decoder {
           if (s.count > 0) sum = running[s.count - 1];
         } else {
 #pragma GCC unroll 8
-          for (int k = 0; k < kWordBytes; ++k) out[n + k] = Traits::Convert(v[k]);
+          for (int k = 0; k < kSlots; ++k) out[n + k] = Traits::Convert(v[k]);
         }
       }
       // The varint left open at the step's end (or the one still open, if none ended).
-      // Selects, not branches: a step with no terminator is common in long-varint data.
-      const uint64_t tail = _pext_u64(w, s.tail_mask);
+      const uint64_t tail = packed >> s.tail_shift;
       const bool ended = s.count > 0;
       partial = ended ? tail : first;
       partial_bytes = ended ? s.tail_bytes : partial_bytes + kWordBytes;
       n += s.count;
       p += kWordBytes;
+    } while (p != stop);
+      if (malformed) break;
     }
     // Finish from the start of the open varint: the bounded reader decodes the rest, reads
     // nothing past `end`, and names any error at its exact offset.

@@ -11,7 +11,7 @@ KERNEL_COPTS = {
     "baseline": [],
     "sse41": ["-msse4.1", "-mpopcnt"],
     "avx2": ["-mavx2", "-mbmi", "-mbmi2", "-mpopcnt", "-mlzcnt"],
-    "bmi2": ["-mbmi", "-mbmi2", "-mpopcnt", "-mlzcnt"],
+    "bmi2": ["-mavx2", "-mbmi", "-mbmi2", "-mpopcnt", "-mlzcnt"],
     "avx512": [
         "-mavx512f",
         "-mavx512bw",
