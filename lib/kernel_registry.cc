@@ -72,13 +72,16 @@ const KernelEntry kRegistry[] = {
      kCpuAvx512F | kCpuAvx512BW | kCpuAvx512VL | kCpuAvx512CD | kCpuAvx512Vbmi | kCpuAvx512Vbmi2 |
          kCpuBmi2 | kCpuPopcnt | kCpuLzcnt,
      &VetoClockDrop},
-    // 16-byte SSE steps: pshufb (SSSE3), pmovzx/pminud (SSE4.1), popcnt for the count.
-    {&kMaskedVByteKernel, kCpuSsse3 | kCpuSse41 | kCpuPopcnt, nullptr},
-    // PEXT per 6-byte step; vetoed where PEXT is microcoded. Listed after masked_vbyte because
-    // masked_vbyte measured faster on most workloads on every CPU here (Zen 4: 1byte, W2, W3,
-    // int32neg25, len1to5 at N = 1,048,576; bmi2 wins W4 and uint64 len1to10), and every CPU with
-    // BMI2 has SSE4.1: so bmi2 is never the automatic choice, only PBACCEL_KERNEL=bmi2.
+    // One PEXT per 8-byte step plus an AVX2 fan-out; vetoed where PEXT is microcoded (AMD before
+    // Zen 3). Ahead of masked_vbyte because it measured faster on every workload but all-one-byte
+    // payloads on this project's machine (Zen 4; //bench:compare at N = 1,048,576, one run:
+    // W1 2.3x vs 1.6x upstream, W2 4.4x vs 2.1x, W4 7.3x vs 3.1x, len1to5 6.3x vs 3.3x,
+    // int32neg25 2.7x vs 2.4x, uint64 len1to10 3.8x vs 1.1x; 1byte 1.7x vs 3.1x). So a CPU with
+    // fast PEXT and AVX2 but no usable AVX-512 (Intel Haswell to Alder Lake, AMD Zen 3) gets bmi2.
     {&kBmi2Kernel, kCpuBmi2 | kCpuAvx2 | kCpuPopcnt, &VetoSlowPext},
+    // 16-byte SSE steps: pshufb (SSSE3), pmovzx/pminud (SSE4.1), popcnt for the count. The choice
+    // on x86-64 CPUs without fast PEXT (AMD Zen 1/2 and earlier, pre-Haswell Intel).
+    {&kMaskedVByteKernel, kCpuSsse3 | kCpuSse41 | kCpuPopcnt, nullptr},
 #endif
     {&kPortableKernel, 0, nullptr},
     {&kScalarKernel, 0, nullptr},

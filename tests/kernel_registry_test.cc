@@ -107,6 +107,34 @@ TEST(KernelRegistryTest, ClockRuleCoversExactlySkylakeServerFamily) {
   EXPECT_FALSE(Avx512LowersClock(Cpu(CpuVendor::kAmd, 0x19, 0x11, kEverything)));  // Zen 4.
 }
 
+#if defined(__x86_64__)
+// The x86 kernels are registered on x86-64 builds only.
+TEST(KernelRegistryTest, PolicyPerCpuGeneration) {
+  const uint32_t kSse = kCpuSsse3 | kCpuSse41 | kCpuPopcnt;
+  const uint32_t kAvx2Bmi2 = kSse | kCpuAvx2 | kCpuBmi2 | kCpuLzcnt;
+  const uint32_t kAvx512 = kAvx2Bmi2 | kCpuAvx512F | kCpuAvx512BW | kCpuAvx512VL | kCpuAvx512CD |
+                           kCpuAvx512Vbmi | kCpuAvx512Vbmi2;
+  const struct {
+    CpuInfo cpu;
+    const char* expected;
+  } cases[] = {
+      {Cpu(CpuVendor::kAmd, 0x19, 0x11, kAvx512), "avx512"},       // Zen 4.
+      {Cpu(CpuVendor::kIntel, 6, 0x6A, kAvx512), "avx512"},        // Ice Lake-SP.
+      {Cpu(CpuVendor::kIntel, 6, 0x55, kAvx512), "bmi2"},          // Cascade Lake: 512-bit veto.
+      {Cpu(CpuVendor::kAmd, 0x19, 0x01, kAvx2Bmi2), "bmi2"},       // Zen 3.
+      {Cpu(CpuVendor::kIntel, 6, 0x3C, kAvx2Bmi2), "bmi2"},        // Haswell.
+      {Cpu(CpuVendor::kAmd, 0x17, 0x31, kAvx2Bmi2), "masked_vbyte"},  // Zen 2: slow PEXT.
+      {Cpu(CpuVendor::kIntel, 6, 0x2A, kSse), "masked_vbyte"},     // Sandy Bridge.
+      {Cpu(CpuVendor::kOther, 0, 0, 0), "portable"},
+  };
+  for (const auto& c : cases) {
+    std::string warning;
+    EXPECT_STREQ(SelectKernel(c.cpu, "", &warning).kernel->name, c.expected)
+        << "family " << c.cpu.family << " model " << c.cpu.model;
+  }
+}
+#endif  // defined(__x86_64__)
+
 TEST(KernelRegistryTest, VetoedKernelsAreNeverAutoSelected) {
   // Whatever the registry holds, no CPU's auto choice is a kernel its rules veto or it cannot run.
   const CpuInfo cpus[] = {
