@@ -85,21 +85,23 @@ struct Packed {
 // 64..127); every byte of lane j of `pe` holds the window offset of the byte before varint j (its
 // predecessor's terminator). Indices past 127 wrap into `prev`: they only ever select bytes past
 // the varint's terminator, which are masked off.
-inline Packed Pack32(__m512i prev, __m512i block, __m512i pe) {
-  // Bytes start..start+3 of each varint.
-  __m512i raw = _mm512_permutex2var_epi8(prev, _mm512_add_epi8(pe, _mm512_set1_epi32(0x04030201)), block);
-  // The lane's bytes end at its first byte without a continuation bit: t marks those bytes' high
-  // bits, and t ^ (t - 1) keeps every bit up to the first one (all bits when t == 0: 5+ bytes).
-  const __m512i t = _mm512_andnot_si512(raw, _mm512_set1_epi32(0x80808080));
-  const __m512i keep = _mm512_xor_si512(t, _mm512_sub_epi32(t, _mm512_set1_epi32(1)));
-  raw = _mm512_ternarylogic_epi32(raw, keep, _mm512_set1_epi32(0x7F7F7F7F), 0x80);  // a & b & c
+inline Packed Pack32(__m512i prev, __m512i block, __m512i pe, __m512i eb) {
+  // Window offsets of bytes 1-4 of each varint (byte arithmetic: at most 127 + 5, no wrap past
+  // 255); the gather keeps only those at or before the varint's own terminator (`eb`), zeroing
+  // the rest, so no byte of the next varint leaks in.
+  const __m512i idx = _mm512_add_epi8(pe, _mm512_set1_epi32(0x04030201));
+  const __mmask64 mine = _mm512_cmple_epu8_mask(idx, eb);
+  const __m512i raw = _mm512_and_si512(_mm512_maskz_permutex2var_epi8(mine, prev, idx, block),
+                                       _mm512_set1_epi8(0x7F));
   // (b0 + 128 b1) per 16 bits, then (w0 + 16384 w1) per 32: 28 bits of value.
   const __m512i w = _mm512_maddubs_epi16(_mm512_set1_epi16(static_cast<int16_t>(0x8001)), raw);
   const __m512i v = _mm512_madd_epi16(w, _mm512_set1_epi32(0x40000001));
-  // Varints of 5+ bytes: bits 28..31 are the low nibble of byte 5 (a dword shift by 28 keeps just
-  // that nibble). Done for every group without a branch: a group holding one is common enough
-  // (13 % of W2's groups) that a mispredicted branch costs more than these three instructions.
-  const __mmask16 long5 = _mm512_testn_epi32_mask(t, t);
+  // Varints of 5+ bytes (each byte of eb - pe is the lane's length, so the dword compares as the
+  // length does): bits 28..31 are the low nibble of byte 5 (a dword shift by 28 keeps just that
+  // nibble). Done for every group without a branch: a group holding one is common enough (13 % of
+  // W2's groups) that a mispredicted branch costs more than these instructions.
+  const __mmask16 long5 =
+      _mm512_cmpge_epu32_mask(_mm512_sub_epi8(eb, pe), _mm512_set1_epi32(0x05050505));
   const __m512i b4 = _mm512_permutex2var_epi8(prev, _mm512_add_epi8(pe, _mm512_set1_epi32(5)), block);
   return {_mm512_mask_or_epi32(v, long5, v, _mm512_slli_epi32(b4, 28)), long5};
 }
@@ -293,7 +295,8 @@ struct Avx512Decoder {
           const __m512i eb = _mm512_permutexvar_epi8(rep, ends);
           const __m512i pe = L::k64 ? _mm512_alignr_epi64(eb, pe_prev, 7)
                                     : _mm512_alignr_epi32(eb, pe_prev, 15);
-          const Packed packed = L::k64 ? Pack64(prev_block, block, pe) : Pack32(prev_block, block, pe);
+          const Packed packed =
+              L::k64 ? Pack64(prev_block, block, pe) : Pack32(prev_block, block, pe, eb);
           if (NeedsScalar<F, kStrict>(packed, (1u << cnt) - 1)) {
             // Decode the group with the bounded reader, then pick the delta carry up again.
             const DecodeResult r = ScalarGroup(p, start, g, cnt, term, out, n + g, delta_base);
