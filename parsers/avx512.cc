@@ -2,25 +2,28 @@
 //
 // avx512: packed varints sixteen at a time with AVX-512 VBMI/VBMI2 (and BMI2 for bit positions).
 //
-// Per 64-byte block of payload:
+// The payload is read in 64-byte blocks at fixed offsets (so no block's load waits for the previous
+// block's decoding). Per block:
 //   1. One load (a masked load for the last, partial block: masked-out bytes never fault and read
 //      as zero) and one vpmovb2m give the continuation bits of 64 bytes; their complement, limited
 //      to the payload, marks the bytes where varints end ("terminators").
-//   2. Validation from the same mask, before any decoding: a run of ten continuation bits is a
-//      varint that does not end within 10 bytes; a block with no terminator is a payload ending
-//      inside a varint. Either hands the rest to the bounded scalar loop, which reports the exact
-//      error and offset (and decodes the good varints before it).
-//   3. The complete varints of the block are decoded; an incomplete one at the block's end starts
-//      the next block. If every decoded byte is a one-byte varint (no continuation bit), the values
-//      are a plain zero extension of the bytes, sixteen (eight) per instruction.
-//   4. Otherwise vpcompressb (register form) of the byte indices 0..63 under the terminator mask
-//      lists the varints' end offsets in order; varint j starts one past the end of varint j-1.
-//      Per group of 16 varints (8 for 64-bit outputs): the start and length of each in its own
-//      dword (qword) lane; one vpermb gathers bytes start..start+3 (start+7) into the lane; a
-//      variable shift masks off bytes past the varint's length; vpmaddubsw (b0 + 128 b1) and
-//      vpmaddwd (w0 + 16384 w1) squeeze the 7-bit groups together. Lanes whose varint is longer
-//      (byte 5 of a 32-bit value; bytes 9-10 of a 64-bit value) get one more vpermb each, only
-//      when the group has such a lane. Bytes 6-10 of a 32-bit field's varint carry bits past bit
+//   2. Validation from the same mask, before any decoding: a run of ten continuation bits (inside
+//      the block, or continuing the varint left open by the previous block) is a varint that does
+//      not end within 10 bytes; a payload ending inside a varint leaves it open. Either hands the
+//      rest to the bounded scalar loop, which reports the exact error and offset (and decodes the
+//      good varints before it).
+//   3. The block decodes the varints that END in it; the first may have started up to nine bytes
+//      back in the previous block, so the gathers index the 128-byte window [previous block,
+//      block] with vpermt2b. If every decoded byte is a one-byte varint (no continuation bit), the
+//      values are a plain zero extension of the bytes, sixteen (eight) per instruction.
+//   4. Otherwise vpcompressb (register form) of the window offsets 64..127 under the terminator
+//      mask lists the varints' end offsets in order; varint j starts one past the end of varint
+//      j-1. Per group of 16 varints (8 for 64-bit outputs): each lane holds its varint's end and
+//      its predecessor's; one vpermt2b gathers bytes start..start+3 (start+7) into the lane,
+//      zeroing (by a byte compare of offset against end) the bytes past the varint's terminator;
+//      vpmaddubsw (b0 + 128 b1) and vpmaddwd (w0 + 16384 w1) squeeze the 7-bit groups together.
+//      Byte 5 of a 32-bit value and bytes 9-10 of a 64-bit value come from one more gather, for
+//      every group, without a branch. Bytes 6-10 of a 32-bit field's varint carry bits past bit
 //      31: they are dropped, as upstream drops them.
 //   5. zigzag, bool (value != 0, narrowed to bytes) and delta (an in-register prefix sum over the
 //      group, shift-and-add in four steps, plus the running carry) are fused into the store; the
@@ -108,33 +111,32 @@ inline Packed Pack32(__m512i prev, __m512i block, __m512i pe, __m512i eb) {
 
 // 64-bit lanes (int64, uint64, sint64, delta-uint64): packs one varint per qword lane into its
 // 64-bit value; `pe` as for Pack32, per qword.
-inline Packed Pack64(__m512i prev, __m512i block, __m512i pe) {
-  __m512i raw = _mm512_permutex2var_epi8(
-      prev, _mm512_add_epi8(pe, _mm512_set1_epi64(0x0807060504030201)), block);
-  const __m512i t = _mm512_andnot_si512(raw, _mm512_set1_epi64(0x8080808080808080));
-  const __m512i keep = _mm512_xor_si512(t, _mm512_sub_epi64(t, _mm512_set1_epi64(1)));
-  raw = _mm512_ternarylogic_epi64(raw, keep, _mm512_set1_epi64(0x7F7F7F7F7F7F7F7F), 0x80);
+inline Packed Pack64(__m512i prev, __m512i block, __m512i pe, __m512i eb) {
+  // Bytes 1-8 of each varint, only those at or before its terminator (see Pack32).
+  const __m512i idx = _mm512_add_epi8(pe, _mm512_set1_epi64(0x0807060504030201));
+  const __m512i raw = _mm512_and_si512(
+      _mm512_maskz_permutex2var_epi8(_mm512_cmple_epu8_mask(idx, eb), prev, idx, block),
+      _mm512_set1_epi8(0x7F));
   const __m512i w = _mm512_maddubs_epi16(_mm512_set1_epi16(static_cast<int16_t>(0x8001)), raw);
   const __m512i d = _mm512_madd_epi16(w, _mm512_set1_epi32(0x40000001));
   // d: low dword = bits 0..27 (bytes 1-4), high dword = bits 28..55 (bytes 5-8). Move the high
   // dword down by 4 bits and select: bits 0..27 from d, bits 28..63 from d >> 4.
-  __m512i v = _mm512_ternarylogic_epi64(_mm512_set1_epi64(0x0FFFFFFF), d, _mm512_srli_epi64(d, 4),
-                                        0xCA);  // a ? b : c
-  // Varints of 9+ bytes: bits 56..62 from byte 9, bit 63 from byte 10 (its other bits dropped).
-  uint32_t wide = 0;
-  const __mmask8 long9 = _mm512_testn_epi64_mask(t, t);
-  if (long9 != 0) {
-    const __m512i b89 =
-        _mm512_permutex2var_epi8(prev, _mm512_add_epi8(pe, _mm512_set1_epi64(0x0A09)), block);
-    const __mmask8 long10 = _mm512_mask_test_epi64_mask(long9, b89, _mm512_set1_epi64(0x80));
-    const __m512i b8 = _mm512_and_si512(b89, _mm512_set1_epi64(0x7F));
-    const __m512i b9 = _mm512_maskz_and_epi64(long10, _mm512_srli_epi64(b89, 8),
-                                              _mm512_set1_epi64(0xFF));
-    const __m512i hi = _mm512_or_si512(_mm512_slli_epi64(b8, 56), _mm512_slli_epi64(b9, 63));
-    v = _mm512_mask_or_epi64(v, long9, v, hi);
-    wide = _mm512_cmpgt_epu64_mask(b9, _mm512_set1_epi64(1));
-  }
-  return {v, wide};
+  const __m512i v = _mm512_ternarylogic_epi64(_mm512_set1_epi64(0x0FFFFFFF), d,
+                                              _mm512_srli_epi64(d, 4), 0xCA);  // a ? b : c
+  // Bytes 9 and 10 where the varint has them (the same compare zeroes the others): bits 56..62
+  // from byte 9, bit 63 from byte 10 (its other bits dropped): (b9 & 0x7F) + 128 (b10 & 1) as
+  // the qword's low 16 bits, shifted up by 56. Branch-free: in uint64 len1to10 most groups of
+  // eight hold a 9- or 10-byte varint.
+  const __m512i idx89 = _mm512_add_epi8(pe, _mm512_set1_epi64(0x0A09));
+  const __m512i b89 = _mm512_maskz_permutex2var_epi8(
+      _mm512_cmple_epu8_mask(idx89, eb) & 0x0303030303030303ull, prev, idx89, block);
+  const __m512i hi = _mm512_slli_epi64(
+      _mm512_maddubs_epi16(_mm512_set1_epi16(static_cast<int16_t>(0x8001)),
+                           _mm512_and_si512(b89, _mm512_set1_epi64(0x017F))),
+      56);
+  // Strict mode: a 10th byte above 1 carries bits past 63.
+  const uint32_t wide = _mm512_cmpgt_epu64_mask(b89, _mm512_set1_epi64(0x1FF));
+  return {_mm512_or_si512(v, hi), wide};
 }
 
 // Whether any of the first lanes (`lane_mask`) must go through the bounded scalar reader instead:
@@ -296,7 +298,7 @@ struct Avx512Decoder {
           const __m512i pe = L::k64 ? _mm512_alignr_epi64(eb, pe_prev, 7)
                                     : _mm512_alignr_epi32(eb, pe_prev, 15);
           const Packed packed =
-              L::k64 ? Pack64(prev_block, block, pe) : Pack32(prev_block, block, pe, eb);
+              L::k64 ? Pack64(prev_block, block, pe, eb) : Pack32(prev_block, block, pe, eb);
           if (NeedsScalar<F, kStrict>(packed, (1u << cnt) - 1)) {
             // Decode the group with the bounded reader, then pick the delta carry up again.
             const DecodeResult r = ScalarGroup(p, start, g, cnt, term, out, n + g, delta_base);
