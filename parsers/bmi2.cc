@@ -250,9 +250,16 @@ struct Bmi2Decoder {
 };
 
 size_t CountTerminatorsPopcnt(const uint8_t* p, const uint8_t* end) {
+  const uint8_t* const begin = p;
   size_t count = 0;
   for (; end - p >= 8; p += 8) {
     count += static_cast<size_t>(_mm_popcnt_u64(~LoadLittleEndian64(p) & kHighBits));
+  }
+  const size_t rem = static_cast<size_t>(end - p);
+  if (rem != 0 && end - begin >= 8) {
+    // The payload's last 8 bytes, of which the top `rem` are not counted yet.
+    const uint64_t last = ~LoadLittleEndian64(end - 8) & kHighBits;
+    return count + static_cast<size_t>(_mm_popcnt_u64(last >> (8 * (8 - rem))));
   }
   for (; p < end; ++p) count += *p < 0x80;
   return count;

@@ -475,10 +475,18 @@ struct SseSizer {
 };
 
 size_t CountTerminatorsSse(const uint8_t* p, const uint8_t* end) {
+  const uint8_t* const begin = p;
   size_t count = 0;
   for (; end - p >= 16; p += 16) {
     const int cont = _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
     count += static_cast<size_t>(16 - _mm_popcnt_u32(static_cast<unsigned>(cont)));
+  }
+  const size_t rem = static_cast<size_t>(end - p);
+  if (rem != 0 && end - begin >= 16) {
+    // The payload's last 16 bytes, of which the top `rem` are not counted yet.
+    const unsigned cont = static_cast<unsigned>(
+        _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(end - 16))));
+    return count + static_cast<size_t>(_mm_popcnt_u32(~cont & (0xFFFFu << (16 - rem)) & 0xFFFFu));
   }
   for (; p < end; ++p) count += *p < 0x80;
   return count;
