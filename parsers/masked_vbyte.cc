@@ -201,7 +201,8 @@ struct MaskedVByteDecoder {
           // The pair step. m has at least 16 real bits (off <= max_off <= 48 of a 64-bit window,
           // or a 16-bit single step); bits past them read as terminators, so only lengths whose
           // bytes lie within the 16 are trusted.
-          const unsigned l1 = static_cast<unsigned>(__builtin_ctzll(~m)) + 1;
+          // (Bit 16 forced: a run of 16+ continuation bits gives l1 = 17, never ctz(0).)
+          const unsigned l1 = static_cast<unsigned>(__builtin_ctzll(~m | (uint64_t{1} << 16))) + 1;
           if (l1 > 10) return {off, k, true};  // Over-long or truncated: the scalar reader.
           unsigned l2 = static_cast<unsigned>(__builtin_ctzll(~(m >> l1))) + 1;
           l2 = (l1 + l2 <= 16 && l2 <= 10) ? l2 : 0;  // Else the first alone.

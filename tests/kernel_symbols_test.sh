@@ -7,8 +7,9 @@ set -u
 status=0
 checked=0
 # Symbols a sanitizer or the unwinder adds on its own (ASan's ODR indicators, the C++ personality
-# routine reference) are not code; they are left out.
-compiler_made='^(__odr_asan|__asan|__ubsan|__sancov|DW\.ref\.__gxx_personality_v0)'
+# routine reference, the type_info of function types that clang's -fsanitize=function checks
+# calls against) are not code; they are left out.
+compiler_made='^(__odr_asan|__asan|__ubsan|__sancov|DW\.ref\.__gxx_personality_v0|_ZT[IS]P?F)'
 for archive in "$@"; do
   case "$archive" in *.so) continue ;; esac
   weak=$(nm --defined-only "$archive" | awk '$2 ~ /^[WVuiI]$/ {print $3}' | grep -Ev "$compiler_made")

@@ -204,7 +204,8 @@ TEST_P(KernelTest, NonCanonicalEncodingsAreAccepted) {
 
 TEST_P(KernelTest, OverlongVarintsAreRejectedWhereTheyStart) {
   for (VarintFormat f : AllFormats()) {
-    for (int length : {11, 12, 16, 20}) {
+    // 64+: a whole 64-byte window (or vector block) of continuation bytes.
+    for (int length : {11, 12, 16, 20, 64, 100}) {
       for (size_t before : {0, 1, 5, 13, 31, 64}) {
         std::string payload;
         for (size_t i = 0; i < before; ++i) payload += Varint(i * 37 % 300);
@@ -234,6 +235,11 @@ TEST_P(KernelTest, TruncationAtEveryByte) {
 TEST_P(KernelTest, PayloadOfOnlyContinuationBytes) {
   for (VarintFormat f : AllFormats()) {
     for (size_t n = 1; n <= 40; ++n) Check(f, std::string(n, '\xff'), false);
+    for (size_t n : {63, 64, 65, 100, 128, 130}) {
+      Check(f, std::string(n, '\xff'), false);
+      // With terminators after the run, the output capacity lets vector paths run over it.
+      Check(f, std::string(n, '\xff') + std::string(40, '\x01'), false);
+    }
   }
 }
 
