@@ -13,6 +13,12 @@
 //     (w0 + 16384 w1) squeeze out the continuation bits:
 //       four to eight varints of 1-2 bytes in 16-bit lanes (the paper stops at six); four of 1-3
 //       bytes in 32-bit lanes; two (or one) of 1-5 bytes in 64-bit lanes;
+//   * 32-bit fields in lenient mode (int32, uint32, sint32, enum, delta) use a second table whose
+//     other shape is wider than the paper's: every varint ending within the 12 bytes, up to four
+//     of 1-10 bytes, one per 32-bit lane (bytes 1-4 by the control, byte 5 by the same control
+//     plus one, kept where byte 4 says the varint goes on). Both shapes are computed and one is
+//     selected by blend, no branch. (len1to5: 3.3 varints per step instead of 2, 30 % faster;
+//     W4 15 %, int32neg25 12 %.) Strict mode, bool and 64-bit fields use the paper's shapes;
 //   * 64-bit fields (lenient mode), where the table says k64 or kLong: the pair step. Two bit
 //     scans of the mask give the lengths of the next two varints (1-10 bytes each, both within
 //     the step's 16 bytes, else the first alone); a generated control table indexed by the two
@@ -121,8 +127,10 @@ struct Walk {
 };
 
 // Blend masks selecting a step's 32-bit lanes by kind (index: MaskedVByteKind).
-alignas(16) constexpr int32_t kSelect16[4][4] = {{0, 0, 0, 0}, {-1, -1, -1, -1}, {0, 0, 0, 0}, {0, 0, 0, 0}};
-alignas(16) constexpr int32_t kSelect32[4][4] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {-1, -1, -1, -1}, {0, 0, 0, 0}};
+alignas(16) constexpr int32_t kSelect16[5][4] = {
+    {0, 0, 0, 0}, {-1, -1, -1, -1}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}};
+alignas(16) constexpr int32_t kSelect32[5][4] = {
+    {0, 0, 0, 0}, {0, 0, 0, 0}, {-1, -1, -1, -1}, {0, 0, 0, 0}, {0, 0, 0, 0}};
 
 // 64-bit fields, lenient mode: two varints of up to 10 bytes each in one 16-byte load (the "pair
 // step", used where the 12-bit table says k64 or kLong). Their lengths come from the continuation
@@ -165,7 +173,8 @@ struct MaskedVByteDecoder {
   // 32-bit integer formats take the blended (branch-free) step; bool and 64-bit formats branch.
   static constexpr bool kBlended = !k64Bit<F> && F != VarintFormat::kBool;
   // The entry table: lenient 32-bit integer fields read only the first five bytes of a long
-  // varint, so their k64 shape takes varints of up to 10 bytes (see the tables' header).
+  // varint, so their kDword shape takes up to four varints of up to 10 bytes (see the tables'
+  // header).
   static constexpr const MaskedVByteEntry* kEntries =
       kBlended && !kStrict ? kMaskedVByteTables.entry32 : kMaskedVByteTables.entry;
 
@@ -249,7 +258,29 @@ struct MaskedVByteDecoder {
       const __m128i v64 = _mm_or_si128(
           _mm_and_si128(d, _mm_set1_epi64x(0x0FFFFFFF)),
           _mm_and_si128(_mm_srli_epi64(d, 4), _mm_set1_epi64x(~int64_t{0x0FFFFFFF})));
-      if constexpr (kBlended) {
+      if constexpr (kBlended && !kStrict) {
+        // 32-bit formats, lenient (entry32): k16 or kDword, selected without a branch. kDword:
+        // the control gathered bytes 1-4 of each varint into its dword (28 bits after the two
+        // multiply-adds); byte 5 is gathered with the same control, its top byte plus one, and
+        // kept where byte 4 has its continuation bit (the varint has 5+ bytes): its low nibble
+        // lands at bits 28-31 after a dword shift by 4 (the rest, and bytes 6-10, are dropped).
+        const __m128i lo16 = _mm_cvtepu16_epi32(w);
+        const __m128i hi16 = _mm_cvtepu16_epi32(_mm_srli_si128(w, 8));
+        const __m128i raw = _mm_shuffle_epi8(in, ctrl);
+        const __m128i fifth_ctrl =
+            _mm_or_si128(_mm_add_epi32(ctrl, _mm_set1_epi32(0x01000000)), _mm_set1_epi32(0x00808080));
+        const __m128i fifth = _mm_and_si128(_mm_shuffle_epi8(in, fifth_ctrl), _mm_srai_epi32(raw, 31));
+        const __m128i dword = _mm_or_si128(d, _mm_slli_epi32(fifth, 4));
+        const __m128i sel16 = _mm_load_si128(reinterpret_cast<const __m128i*>(kSelect16[e.kind]));
+        const __m128i lo = _mm_blendv_epi8(dword, lo16, sel16);
+        if constexpr (FormatTraits<F>::kDelta) {
+          Put4x32<F>(lo, e.count < 4 ? e.count : 4, out + k, carry);
+          if (e.count > 4) Put4x32<F>(hi16, e.count - 4, out + k + 4, carry);
+        } else {
+          Put4x32<F>(lo, 4, out + k, carry);
+          Put4x32<F>(hi16, 4, out + k + 4, carry);  // Lanes past `count` are overwritten later.
+        }
+      } else if constexpr (kBlended) {
         // 32-bit formats: all three shapes end in 32-bit lanes, so compute each and select by
         // kind instead of branching on it (the kind changes from step to step unpredictably).
         const __m128i lo16 = _mm_cvtepu16_epi32(w);
@@ -498,9 +529,10 @@ size_t CountTerminatorsSse(const uint8_t* p, const uint8_t* end) {
 extern const KernelDescriptor kMaskedVByteKernel;
 const KernelDescriptor kMaskedVByteKernel = MakeKernelDescriptor<MaskedVByteDecoder, SseSizer>(
     "masked_vbyte",
-    "SSE4.1 Masked VByte: 12-byte masks index a 4096-entry table of pshufb shapes (6x1-2, 4x1-3, "
-    "2x1-5 bytes); 16 one-byte varints per step; 64-bit fields: pairs of 1-10-byte varints by "
-    "length-indexed shuffles; other 6-10-byte varints on an in-kernel long path",
+    "SSE4.1 Masked VByte: 12-byte masks index a 4096-entry table of pshufb shapes (8x1-2, 4x1-3, "
+    "2x1-5 bytes; lenient 32-bit fields: 8x1-2 or 4x1-10); 16 one-byte varints per step; 64-bit "
+    "fields: pairs of 1-10-byte varints by length-indexed shuffles; other 6-10-byte varints on an "
+    "in-kernel long path",
     &CountTerminatorsSse);
 
 }  // namespace internal

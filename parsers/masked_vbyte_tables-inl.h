@@ -20,17 +20,23 @@
 //   kind kLong: the first varint has 6 or more bytes (or does not end within the 12): decoded
 //               on its own by the kernel's long-varint path.
 //
-// A second entry table serves 32-bit fields in lenient mode, where only a varint's first five bytes
-// carry bits that are kept (bits past 31 are dropped, as upstream drops them): there k64 also takes
-// varints of 6 to 10 bytes (every negative int32 and enum), gathering their first five bytes, so
-// kLong is left for varints that do not end within 10 bytes. That adds 50 controls (first length
-// 1-10, second 1-5 gathered bytes).
+// A second entry table (`entry32`) serves 32-bit fields in lenient mode, where only a varint's
+// first five bytes carry bits that are kept (bits past 31 are dropped, as upstream drops them). It
+// has k16 as above and, for everything else, one wider shape:
+//
+//   kind kDword: every varint that ends within the 12 bytes, up to four, each of 1 to 10 bytes
+//               (every negative int32 and enum is 10), one per 32-bit lane: bytes 1-4 of each by
+//               the control, byte 5 by the kernel from the same control (see masked_vbyte.cc).
+//               Where the paper's shapes take two varints of 4-5 bytes, this takes up to four
+//               (3.3 on average in len1to5 instead of 2).
+//   kind kLong: no varint ends within the 12 bytes, or the first is 11+ bytes: malformed.
 //
 // A shuffle control puts byte j of varint k at the start of lane k and fills the rest of the lane
 // with 0x80 (pshufb writes zero there). There are 2^4 + ... + 2^8 = 496 k16 controls (lengths 1-2
-// for four to eight varints), 3^4 = 81 k32 controls and 5^2 = 25 k64 controls.
+// for four to eight varints), 3^4 = 81 k32 controls, 5^2 = 25 k64 controls and one kDword control
+// per sequence of 1-4 lengths (1-10 each, at most 12 in all): 789.
 
-enum MaskedVByteKind : uint8_t { kLong = 0, k16 = 1, k32 = 2, k64 = 3 };
+enum MaskedVByteKind : uint8_t { kLong = 0, k16 = 1, k32 = 2, k64 = 3, kDword = 4 };
 
 struct MaskedVByteEntry {
   uint8_t consumed;  // Bytes taken by the `count` varints decoded (0 for kLong).
@@ -41,11 +47,12 @@ struct MaskedVByteEntry {
 };
 
 inline constexpr int kMaskedVByteShuffles16 = 496;
-inline constexpr int kMaskedVByteShuffles = kMaskedVByteShuffles16 + 81 + 25 + 50;
+inline constexpr int kMaskedVByteShufflesDword = 789;
+inline constexpr int kMaskedVByteShuffles = kMaskedVByteShuffles16 + 81 + 25 + kMaskedVByteShufflesDword;
 
 struct MaskedVByteTables {
   MaskedVByteEntry entry[4096];    // Every field type and mode.
-  MaskedVByteEntry entry32[4096];  // 32-bit fields, lenient mode: k64 takes 6-10-byte varints.
+  MaskedVByteEntry entry32[4096];  // 32-bit fields, lenient mode: k16, kDword, kLong.
   uint8_t shuffle[kMaskedVByteShuffles][16];
 };
 
@@ -78,12 +85,14 @@ constexpr int Index32(const int* len) {
 constexpr int Index64(const int* len) {
   return kMaskedVByteShuffles16 + 81 + (len[1] - 1) * 5 + (len[0] - 1);
 }
-// k64 in entry32: first length 1..10, second gathered length 1..5 (a second varint longer than 5
-// bytes gathers 5; bytes past them are dropped).
-constexpr int Index64Long(const int* len) {
-  const int second = len[1] < 5 ? len[1] : 5;
-  return kMaskedVByteShuffles16 + 81 + 25 + (second - 1) * 10 + (len[0] - 1);
+// kDword: the lengths as base-11 digits (0 = no varint) index a ranking of the sequences, built
+// while enumerating them in MakeMaskedVByteTables.
+constexpr int DwordCode(const int* len, int count) {
+  int code = 0;
+  for (int k = count - 1; k >= 0; --k) code = code * 11 + len[k];
+  return code;
 }
+inline constexpr int kDwordCodes = 11 * 11 * 11 * 11;
 
 constexpr MaskedVByteTables MakeMaskedVByteTables() {
   MaskedVByteTables t{};
@@ -104,10 +113,32 @@ constexpr MaskedVByteTables MakeMaskedVByteTables() {
     int len[2] = {1 + code % 5, 1 + code / 5};
     FillShuffle(t.shuffle[Index64(len)], len, 2, 8);
   }
-  for (int code = 0; code < 50; ++code) {
-    int len[2] = {1 + code % 10, 1 + code / 10};
-    FillShuffle(t.shuffle[Index64Long(len)], len, 2, 8, /*max_gather=*/5);
+  // kDword controls: every sequence of 1-4 lengths of 1-10 bytes, at most 12 bytes in all, in the
+  // order of their codes; dword_rank maps a code to its control.
+  int16_t dword_rank[kDwordCodes] = {};
+  int dword_controls = 0;
+  for (int code = 0; code < kDwordCodes; ++code) {
+    int len[4] = {};
+    int count = 0;
+    int total = 0;
+    bool valid = true;
+    for (int k = 0, c = code; k < 4; ++k, c /= 11) {
+      len[k] = c % 11;
+      if (len[k] == 0) {
+        valid = valid && c == 0;  // No gaps: lengths, then zeros.
+        break;
+      }
+      ++count;
+      total += len[k];
+    }
+    if (!valid || count == 0 || total > 12) continue;
+    dword_rank[code] = static_cast<int16_t>(dword_controls);
+    FillShuffle(t.shuffle[kMaskedVByteShuffles16 + 81 + 25 + dword_controls], len, count, 4,
+                /*max_gather=*/4);
+    ++dword_controls;
   }
+  // (A count other than kMaskedVByteShufflesDword is a compile error: throw is not constant.)
+  if (dword_controls != kMaskedVByteShufflesDword) throw "kMaskedVByteShufflesDword is wrong";
   // Every 12-bit continuation mask: split into varints, then take the first shape that fits.
   for (int mask = 0; mask < 4096; ++mask) {
     int len[12] = {};
@@ -150,15 +181,16 @@ constexpr MaskedVByteTables MakeMaskedVByteTables() {
       e = {0, 0, kLong, 0, 0};
     }
     MaskedVByteEntry& e32 = t.entry32[mask];
-    e32 = e;
-    if (e.kind == k64 || e.kind == kLong) {
-      // Up to 10-byte varints in 64-bit lanes (their first five bytes).
-      if (all_at_most(2, 10)) {
-        e32 = {static_cast<uint8_t>(sum(2)), 2, k64, 0, static_cast<uint16_t>(Index64Long(len))};
-      } else if (all_at_most(1, 10)) {
-        const int pair[2] = {len[0], 1};
-        e32 = {static_cast<uint8_t>(len[0]), 1, k64, 0, static_cast<uint16_t>(Index64Long(pair))};
-      }
+    int dwords = 0;  // Leading varints of at most 10 bytes, up to 4.
+    while (dwords < complete && dwords < 4 && len[dwords] <= 10) ++dwords;
+    if (short2 >= 4) {
+      e32 = e;
+    } else if (dwords >= 1) {
+      e32 = {static_cast<uint8_t>(sum(dwords)), static_cast<uint8_t>(dwords), kDword, 0,
+             static_cast<uint16_t>(kMaskedVByteShuffles16 + 81 + 25 +
+                                   dword_rank[DwordCode(len, dwords)])};
+    } else {
+      e32 = {0, 0, kLong, 0, 0};
     }
   }
   return t;

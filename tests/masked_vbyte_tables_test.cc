@@ -3,7 +3,8 @@
 // The masked_vbyte tables are generated at compile time; this test regenerates their meaning
 // independently. For every 12-bit continuation mask it splits the bytes into varints by brute force
 // and checks the entry (shape, count, bytes consumed) and its shuffle control (which byte lands in
-// which lane) against the split, for both entry tables.
+// which lane) against the split, for both entry tables (the general one, and the 32-bit lenient
+// one with its kDword shape).
 
 #include <cstdint>
 #include <vector>
@@ -53,17 +54,19 @@ void CheckEntry(int mask, const MaskedVByteEntry& e, bool long32) {
     while (c < n && c < limit && len[c] <= max_len) ++c;
     return c;
   };
-  const int max64 = long32 ? 10 : 5;
   int expected_kind, expected_count;
   if (leading(2, 8) >= 4) {
     expected_kind = k16;
     expected_count = leading(2, 8);
-  } else if (leading(3, 4) == 4) {
+  } else if (long32 && leading(10, 4) >= 1) {
+    expected_kind = kDword;
+    expected_count = leading(10, 4);
+  } else if (!long32 && leading(3, 4) == 4) {
     expected_kind = k32;
     expected_count = 4;
-  } else if (leading(max64, 2) >= 1) {
+  } else if (!long32 && leading(5, 2) >= 1) {
     expected_kind = k64;
-    expected_count = leading(max64, 2);
+    expected_count = leading(5, 2);
   } else {
     expected_kind = kLong;
     expected_count = 0;
@@ -80,6 +83,7 @@ void CheckEntry(int mask, const MaskedVByteEntry& e, bool long32) {
   if (e.kind == k16) CheckControl(control, len, e.count, 2, 16);
   if (e.kind == k32) CheckControl(control, len, 4, 4, 16);
   if (e.kind == k64) CheckControl(control, len, e.count, 8, 5);
+  if (e.kind == kDword) CheckControl(control, len, e.count, 4, 4);
 }
 
 TEST(MaskedVByteTablesTest, EveryEntryMatchesABruteForceSplit) {
@@ -94,11 +98,15 @@ TEST(MaskedVByteTablesTest, SpotChecks) {
   EXPECT_EQ(kMaskedVByteTables.entry[0].kind, k16);
   EXPECT_EQ(kMaskedVByteTables.entry[0].count, 8);
   // A 10-byte varint (nine continuation bits) then two one-byte ones: the long path in the
-  // general table; in the 32-bit lenient table a k64 entry taking it and the next (11 bytes).
+  // general table; in the 32-bit lenient table a kDword entry taking all three (12 bytes).
   EXPECT_EQ(kMaskedVByteTables.entry[0x1FF].kind, kLong);
-  EXPECT_EQ(kMaskedVByteTables.entry32[0x1FF].kind, k64);
-  EXPECT_EQ(kMaskedVByteTables.entry32[0x1FF].count, 2);
-  EXPECT_EQ(kMaskedVByteTables.entry32[0x1FF].consumed, 11);
+  EXPECT_EQ(kMaskedVByteTables.entry32[0x1FF].kind, kDword);
+  EXPECT_EQ(kMaskedVByteTables.entry32[0x1FF].count, 3);
+  EXPECT_EQ(kMaskedVByteTables.entry32[0x1FF].consumed, 12);
+  // Three 4-byte varints: kDword takes all three where the paper's shapes take two.
+  EXPECT_EQ(kMaskedVByteTables.entry32[0x777].kind, kDword);
+  EXPECT_EQ(kMaskedVByteTables.entry32[0x777].count, 3);
+  EXPECT_EQ(kMaskedVByteTables.entry[0x777].count, 2);
 }
 
 }  // namespace
