@@ -16,7 +16,8 @@
 //     `count` real ones are kept, the rest are overwritten by the next step). One PEXT and a few
 //     vector instructions per step, instead of one PEXT per varint: on Zen 4 this took W1 from
 //     1.5x to 2.3x upstream and len1to5 from 2.9x to 6.3x (//bench:compare, N = 1,048,576).
-//     bool, delta and strict mode cut the slots with SHRX/BZHI instead (they need per-value work);
+//     (bool: value != 0 per slot by one compare, spread to bytes with PDEP). Delta and strict mode
+//     cut the slots with SHRX/BZHI instead (they need per-value work);
 //   * a varint crossing into the next step leaves its bits in `partial` and its byte count in
 //     `partial_bytes`; the next step's first varint is partial | (its bits << 7 * partial_bytes).
 //     A varint longer than a step (up to 10 bytes, every negative int32) simply accumulates
@@ -25,8 +26,8 @@
 // varint that ends (or continues) here exceed 10 bytes" is one compare of partial_bytes plus that
 // length, a branch that is never taken on valid input. Strict mode checks the kept values' ranges
 // the same way. When either fires, the bounded scalar reader redoes the step from the start of its
-// first varint and names the error. zigzag is fused into the vector store; bool and delta into
-// the scalar stores.
+// first varint and names the error. zigzag and bool are fused into the vector store, delta into the
+// scalar stores.
 //
 // Step sizes, measured with //bench:compare (N = 1,048,576, x upstream, one run each, built with
 // --copt=-DPBACCEL_BMI2_WORD_BYTES=6/7/8): 6 bytes: W1 1.8, W2 3.0, W4 4.2, len1to5 5.2,
@@ -117,10 +118,10 @@ constexpr uint64_t StepMask(uint64_t per_byte) {
 constexpr uint64_t kContinuationMask = StepMask(0x80);
 constexpr uint64_t kPayloadMask = StepMask(0x7F);
 
-// The integer formats whose slots are written straight from the vectors (no running sum, no
-// per-value range check, no narrowing to bytes).
+// The formats whose slots are written straight from the vectors (no running sum, no per-value
+// range check).
 template <VarintFormat F, bool kStrict>
-constexpr bool kVectorFanOut = !kStrict && !FormatTraits<F>::kDelta && F != VarintFormat::kBool;
+constexpr bool kVectorFanOut = !kStrict && !FormatTraits<F>::kDelta;
 
 // The step's slots 0..7 as bit fields of `packed`, in 64-bit lanes: lanes 0-3 and 4-7.
 struct Fields {
@@ -139,10 +140,19 @@ inline Fields FanOut(uint64_t packed, const Bmi2Step& s) {
   return {field(shift, len), field(_mm_srli_si128(shift, 4), _mm_srli_si128(len, 4))};
 }
 
-// Stores the eight slots in the format's output type (32-bit: the low halves).
+// Stores the eight slots in the format's output type (32-bit: the low halves; bool: value != 0).
 template <VarintFormat F>
 inline void StoreFields(Fields f, typename FormatTraits<F>::Out* out) {
-  if constexpr (sizeof(typename FormatTraits<F>::Out) == 8) {
+  if constexpr (F == VarintFormat::kBool) {
+    // One bit per zero slot, then PDEP spreads the complement to one 0/1 byte per slot.
+    const __m256i zero = _mm256_setzero_si256();
+    const unsigned zero_lo = static_cast<unsigned>(
+        _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(f.lo, zero))));
+    const unsigned zero_hi = static_cast<unsigned>(
+        _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(f.hi, zero))));
+    const uint64_t bytes = _pdep_u64(~(zero_lo | (zero_hi << 4)) & 0xFF, 0x0101010101010101ull);
+    std::memcpy(out, &bytes, sizeof(bytes));
+  } else if constexpr (sizeof(typename FormatTraits<F>::Out) == 8) {
     if constexpr (F == VarintFormat::kSInt64) {
       const auto zigzag = [](__m256i v) {
         return _mm256_xor_si256(_mm256_srli_epi64(v, 1),
