@@ -73,11 +73,12 @@ const KernelEntry kRegistry[] = {
          kCpuBmi2 | kCpuPopcnt | kCpuLzcnt,
      &VetoClockDrop},
     // One PEXT per 8-byte step plus an AVX2 fan-out; vetoed where PEXT is microcoded (AMD before
-    // Zen 3). Ahead of masked_vbyte because it measured faster on every workload but all-one-byte
-    // payloads on this project's machine (Zen 4; //bench:compare at N = 1,048,576, one run:
-    // W1 2.3x vs 1.6x upstream, W2 4.4x vs 2.1x, W4 7.3x vs 3.1x, len1to5 6.3x vs 3.3x,
-    // int32neg25 2.7x vs 2.4x, uint64 len1to10 3.8x vs 1.1x; 1byte 1.7x vs 3.1x). So a CPU with
-    // fast PEXT and AVX2 but no usable AVX-512 (Intel Haswell to Alder Lake, AMD Zen 3) gets bmi2.
+    // Zen 3). Ahead of masked_vbyte because it measured faster on the typical workloads on this
+    // project's machine (Zen 4; //bench:compare, N = 1,048,576, one run, x upstream): W1 2.2 vs
+    // 1.7, W2 4.4 vs 2.4, W4 7.1 vs 3.9, len1to5 7.1 vs 4.8, int32neg25 2.9 vs 2.7, tiles 5.2 vs
+    // 3.7, uint64 len1to10 4.1 vs 2.4; masked_vbyte wins runs of one-byte values (1byte 4.1 vs
+    // 1.7, bool 4.8 vs 2.0). So a CPU with fast PEXT and AVX2 but no usable AVX-512 (Intel Haswell
+    // to Alder Lake, AMD Zen 3) gets bmi2.
     {&kBmi2Kernel, kCpuBmi2 | kCpuAvx2 | kCpuPopcnt, &VetoSlowPext},
     // 16-byte SSE steps: pshufb (SSSE3), pmovzx/pminud (SSE4.1), popcnt for the count. The choice
     // on x86-64 CPUs without fast PEXT (AMD Zen 1/2 and earlier, pre-Haswell Intel).
