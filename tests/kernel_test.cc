@@ -299,7 +299,7 @@ TEST_P(KernelTest, ChunkedDecodingResumesExactly) {
   // Decoding with a small `cap` and resuming from `pos` (carrying the delta base) must give the
   // same values as one pass, for every chunk size.
   std::mt19937_64 rng(3);
-  for (const char* name : {"W2", "len1to10", "int32neg25", "1byte"}) {
+  for (const char* name : {"W2", "len1to10", "int32neg25", "1byte", "bool"}) {
     const workloads::PayloadWorkload& w = *workloads::FindPayloadWorkload(name);
     const std::string payload = workloads::EncodePacked(workloads::GenerateWireValues(w, 500, rng));
     const absl::string_view guarded = guard_.CopyFlushEnd(payload);
@@ -307,7 +307,7 @@ TEST_P(KernelTest, ChunkedDecodingResumesExactly) {
     const uint8_t* end = begin + guarded.size();
     for (VarintFormat f : AllFormats()) {
       const Expected whole = ExpectedDecode(f, payload, false, /*delta_base=*/1000);
-      for (size_t chunk : {1, 2, 3, 7, 8, 9, 16, 33, 64, 499, 500, 501}) {
+      for (size_t chunk : {1, 2, 3, 7, 8, 9, 16, 33, 64, 127, 128, 129, 192, 200, 499, 500, 501}) {
         SCOPED_TRACE(absl::StrCat(kernel().name, " ", name, " ", FormatName(f), " chunk=", chunk));
         std::vector<unsigned char> out(600 * 8);
         const uint8_t* p = begin;
