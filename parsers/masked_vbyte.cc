@@ -388,6 +388,30 @@ struct MaskedVByteDecoder {
     return load(0) | (load(1) << 16) | (load(2) << 32) | (load(3) << 48);
   }
 
+  // Whether the 64 bytes at q all have their high bit clear (64 one-byte varints).
+  static bool AllOneByte64(const uint8_t* q) {
+    const auto load = [q](int i) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 16 * i)); };
+    return _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(load(0), load(1)),
+                                          _mm_or_si128(load(2), load(3)))) == 0;
+  }
+
+  // The 64 one-byte varints at q (values 0..127) into out[0, 64).
+  static void PutOneByteWindow(const uint8_t* q, Out* out, __m128i* carry) {
+    if constexpr (F == VarintFormat::kBool) {
+      for (int i = 0; i < 64; i += 16) {
+        const __m128i in = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + i));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm_min_epu8(in, _mm_set1_epi8(1)));
+      }
+    } else {
+#pragma GCC unroll 16
+      for (int i = 0; i < 64; i += 4) {
+        int32_t four;
+        std::memcpy(&four, q + i, 4);
+        Put4x32<F>(_mm_cvtepu8_epi32(_mm_cvtsi32_si128(four)), 4, out + i, carry);
+      }
+    }
+  }
+
   static DecodeResult Run(const uint8_t* p, const uint8_t* end, void* out_void, size_t cap,
                           uint64_t delta_base) {
     Out* const out = static_cast<Out*>(out_void);
@@ -401,16 +425,13 @@ struct MaskedVByteDecoder {
       const uint64_t bits = ContinuationBits64(p);
       if (bits == 0 && cap - n >= 64 && !(kStrict && F == VarintFormat::kBool)) {
         // 64 one-byte varints (a branch taken in runs of small values, and predictably not taken
-        // elsewhere: one window in 1,500 of W2 is all one-byte).
-        for (int i = 0; i < 64; i += 16) {
-          const __m128i in = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
-          Put4x32<F>(_mm_cvtepu8_epi32(in), 4, out + n + i, &carry);
-          Put4x32<F>(_mm_cvtepu8_epi32(_mm_srli_si128(in, 4)), 4, out + n + i + 4, &carry);
-          Put4x32<F>(_mm_cvtepu8_epi32(_mm_srli_si128(in, 8)), 4, out + n + i + 8, &carry);
-          Put4x32<F>(_mm_cvtepu8_epi32(_mm_srli_si128(in, 12)), 4, out + n + i + 12, &carry);
-        }
-        p += 64;
-        n += 64;
+        // elsewhere: one window in 1,500 of W2 is all one-byte); then, while the run lasts, the
+        // shortest loop (the next 64 bytes' high bits tested at once).
+        do {
+          PutOneByteWindow(p, out + n, &carry);
+          p += 64;
+          n += 64;
+        } while (end - p >= 64 && cap - n >= 64 && AllOneByte64(p));
         continue;
       }
       const Walk w = WalkWindow(p, bits, 48, SIZE_MAX, out + n, cap - n, &carry);
