@@ -530,6 +530,15 @@ struct SseSizer {
 size_t CountTerminatorsSse(const uint8_t* p, const uint8_t* end) {
   const uint8_t* const begin = p;
   size_t count = 0;
+  // 64 bytes at a time: four masks combined, one popcount.
+  for (; end - p >= 64; p += 64) {
+    const auto mask = [p](int i) {
+      return static_cast<uint64_t>(static_cast<uint16_t>(
+          _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i)))));
+    };
+    const uint64_t cont = mask(0) | (mask(1) << 16) | (mask(2) << 32) | (mask(3) << 48);
+    count += static_cast<size_t>(_mm_popcnt_u64(~cont));
+  }
   for (; end - p >= 16; p += 16) {
     const int cont = _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
     count += static_cast<size_t>(16 - _mm_popcnt_u32(static_cast<unsigned>(cont)));
