@@ -119,6 +119,15 @@ inline void Put4x32(__m128i v, int count, typename FormatTraits<F>::Out* out, __
   }
 }
 
+// The continuation bits of the 64 bytes at q (bit i = high bit of byte i): four pmovmskb.
+__attribute__((always_inline)) inline uint64_t ContinuationBits64(const uint8_t* q) {
+  const auto load = [q](int i) {
+    return static_cast<uint64_t>(static_cast<uint16_t>(
+        _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 16 * i)))));
+  };
+  return load(0) | (load(1) << 16) | (load(2) << 32) | (load(3) << 48);
+}
+
 // The outcome of walking one staged or in-place window.
 struct Walk {
   size_t off;       // Bytes consumed from the window start.
@@ -273,13 +282,7 @@ struct MaskedVByteDecoder {
         const __m128i dword = _mm_or_si128(d, _mm_slli_epi32(fifth, 4));
         const __m128i sel16 = _mm_load_si128(reinterpret_cast<const __m128i*>(kSelect16[e.kind]));
         const __m128i lo = _mm_blendv_epi8(dword, lo16, sel16);
-        if constexpr (FormatTraits<F>::kDelta) {
-          Put4x32<F>(lo, e.count < 4 ? e.count : 4, out + k, carry);
-          if (e.count > 4) Put4x32<F>(hi16, e.count - 4, out + k + 4, carry);
-        } else {
-          Put4x32<F>(lo, 4, out + k, carry);
-          Put4x32<F>(hi16, 4, out + k + 4, carry);  // Lanes past `count` are overwritten later.
-        }
+        PutEight(lo, hi16, e.count, out + k, carry);
       } else if constexpr (kBlended) {
         // 32-bit formats: all three shapes end in 32-bit lanes, so compute each and select by
         // kind instead of branching on it (the kind changes from step to step unpredictably).
@@ -290,13 +293,7 @@ struct MaskedVByteDecoder {
         const __m128i sel16 = _mm_load_si128(reinterpret_cast<const __m128i*>(kSelect16[e.kind]));
         const __m128i lo = _mm_blendv_epi8(_mm_blendv_epi8(lo64, d, sel32), lo16, sel16);
         if (kStrict && e.kind == k64 && !TwoFitStrict(v64, e.count)) return {off, k, true};
-        if constexpr (FormatTraits<F>::kDelta) {
-          Put4x32<F>(lo, e.count < 4 ? e.count : 4, out + k, carry);
-          if (e.count > 4) Put4x32<F>(hi16, e.count - 4, out + k + 4, carry);
-        } else {
-          Put4x32<F>(lo, 4, out + k, carry);
-          Put4x32<F>(hi16, 4, out + k + 4, carry);  // Lanes past `count` are overwritten later.
-        }
+        PutEight(lo, hi16, e.count, out + k, carry);
       } else if (e.kind == k16) {
         if (kStrict && F == VarintFormat::kBool &&
             _mm_movemask_epi8(_mm_cmpgt_epi16(w, _mm_set1_epi16(1))) != 0) {
@@ -320,6 +317,19 @@ struct MaskedVByteDecoder {
       k += e.count;
     }
     return {off, k, false};
+  }
+
+  // A blended step's values: lanes 0-3 in `lo`, 4-7 in `hi`, `count` (1..8) of them meaningful.
+  // Delta formats store exactly `count` (the running sum must not see the others); the rest store
+  // all eight, and lanes past `count` are overwritten by the next step.
+  static void PutEight(__m128i lo, __m128i hi, int count, Out* out, __m128i* carry) {
+    if constexpr (FormatTraits<F>::kDelta) {
+      Put4x32<F>(lo, count < 4 ? count : 4, out, carry);
+      if (count > 4) Put4x32<F>(hi, count - 4, out + 4, carry);
+    } else {
+      Put4x32<F>(lo, 4, out, carry);
+      Put4x32<F>(hi, 4, out + 4, carry);
+    }
   }
 
   // Two values of up to 35 bits in 64-bit lanes, `count` (1 or 2) of them meaningful.
@@ -380,14 +390,6 @@ struct MaskedVByteDecoder {
     return true;
   }
 
-  static uint64_t ContinuationBits64(const uint8_t* q) {
-    const auto load = [q](int i) {
-      return static_cast<uint64_t>(static_cast<uint16_t>(
-          _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 16 * i)))));
-    };
-    return load(0) | (load(1) << 16) | (load(2) << 32) | (load(3) << 48);
-  }
-
   // Whether the 64 bytes at q all have their high bit clear (64 one-byte varints).
   static bool AllOneByte64(const uint8_t* q) {
     const auto load = [q](int i) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 16 * i)); };
@@ -398,6 +400,7 @@ struct MaskedVByteDecoder {
   // The 64 one-byte varints at q (values 0..127) into out[0, 64).
   static void PutOneByteWindow(const uint8_t* q, Out* out, __m128i* carry) {
     if constexpr (F == VarintFormat::kBool) {
+#pragma GCC unroll 4
       for (int i = 0; i < 64; i += 16) {
         const __m128i in = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + i));
         _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm_min_epu8(in, _mm_set1_epi8(1)));
@@ -531,14 +534,7 @@ size_t CountTerminatorsSse(const uint8_t* p, const uint8_t* end) {
   const uint8_t* const begin = p;
   size_t count = 0;
   // 64 bytes at a time: four masks combined, one popcount.
-  for (; end - p >= 64; p += 64) {
-    const auto mask = [p](int i) {
-      return static_cast<uint64_t>(static_cast<uint16_t>(
-          _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i)))));
-    };
-    const uint64_t cont = mask(0) | (mask(1) << 16) | (mask(2) << 32) | (mask(3) << 48);
-    count += static_cast<size_t>(_mm_popcnt_u64(~cont));
-  }
+  for (; end - p >= 64; p += 64) count += static_cast<size_t>(_mm_popcnt_u64(~ContinuationBits64(p)));
   for (; end - p >= 16; p += 16) {
     const int cont = _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
     count += static_cast<size_t>(16 - _mm_popcnt_u32(static_cast<unsigned>(cont)));
