@@ -200,6 +200,29 @@ TEST_P(KernelTest, NonCanonicalEncodingsAreAccepted) {
   }
 }
 
+TEST_P(KernelTest, RunsOfFiveByteVarintsWithEveryFifthByte) {
+  // Five-byte varints back to back (random 32-bit values; masked_vbyte's three-at-once step), their
+  // fifth byte taking every value 0x00-0x7F: bits past 31 are dropped by 32-bit fields (rejected in
+  // strict mode), kept by 64-bit ones. Runs of 1-7, between one-byte varints, at every alignment.
+  std::mt19937_64 rng(5);
+  std::string payload;
+  for (int fifth = 0; fifth < 0x80; ++fifth) {
+    const int run = 1 + fifth % 7;
+    for (int i = 0; i < run; ++i) {
+      const uint64_t low28 = rng() & 0x0FFFFFFF;
+      payload += Varint((uint64_t{static_cast<uint64_t>(fifth)} << 28) | low28 | (uint64_t{1} << 21),
+                        5);
+    }
+    payload += Varint(fifth, 1);
+  }
+  for (VarintFormat f : AllFormats()) {
+    for (size_t start : {0, 1, 2, 3, 4, 7, 13}) {
+      Check(f, payload.substr(start), false);
+      Check(f, payload.substr(start), true);
+    }
+  }
+}
+
 // --- Malformed payloads -------------------------------------------------------------------------
 
 TEST_P(KernelTest, OverlongVarintsAreRejectedWhereTheyStart) {
