@@ -39,7 +39,10 @@ DecodeResult DecodeSmall(const uint8_t* p, const uint8_t* end, void* out, size_t
                 : DecodeTail<F, false>(p, end, sink, 0, cap);
 }
 
-// Appends the payload's values to `field`: count, reserve once, decode in place.
+// Appends the payload's values to `field`: count, reserve once, decode in place. Where the field's
+// spare capacity already holds one value per payload byte (the most the payload can encode: a
+// reused field, which Clear() leaves its capacity), there is nothing to reserve and the count pass
+// is skipped: one pass over the payload instead of two.
 template <VarintFormat F, typename T>
 absl::Status Append(absl::string_view payload, RepeatedField<T>* field, uint64_t delta_base,
                     DecodeOptions options) {
@@ -49,6 +52,23 @@ absl::Status Append(absl::string_view payload, RepeatedField<T>* field, uint64_t
   const uint8_t* const end = begin + payload.size();
   const KernelDescriptor* kernel = &ActiveKernel();
   const bool small = payload.size() < kernel->inline_below_bytes;
+
+  if (!small && payload.size() <= static_cast<size_t>(field->Capacity() - field->size())) {
+    const int old_size = field->size();
+    const size_t room = payload.size();
+    T* out = field->AddNAlreadyReserved(static_cast<int>(room));
+    const DecodeResult r = kernel->Decoder(F, options.strict)(begin, end, out, room, delta_base);
+    if (r.status == DecodeStatus::kOk) {
+      field->Truncate(old_size + static_cast<int>(r.count));
+      return absl::OkStatus();
+    }
+    field->Truncate(old_size);
+    // (With room for a value per byte the output is never full before the payload ends; mapped
+    // as below all the same.)
+    const DecodeStatus status =
+        r.status == DecodeStatus::kOutputFull ? ClassifyUnterminatedTail(r.pos, end) : r.status;
+    return VarintErrorStatus(status, static_cast<size_t>(r.pos - begin), payload.size(), F);
+  }
 
   const size_t count = small ? CountSmall(begin, end) : kernel->count_terminators(begin, end);
   const int old_size = field->size();

@@ -76,6 +76,18 @@ class PackedVarintApiTest : public ::testing::TestWithParam<std::string> {
       for (int i = 0; i < 3; ++i) ASSERT_EQ(field.Get(i), static_cast<T>(i + 1));
     }
 
+    // Append form onto a field with room for a value per payload byte (the single-pass path):
+    // the same values or the same error, and the capacity untouched.
+    RepeatedField<T> roomy;
+    roomy.Reserve(3 + static_cast<int>(payload.size()));
+    for (int i = 0; i < 3; ++i) roomy.Add(static_cast<T>(i + 1));
+    const int capacity = roomy.Capacity();
+    const absl::Status roomy_status = append(payload, &roomy, options);
+    ASSERT_EQ(roomy_status, status);
+    ASSERT_EQ(roomy.size(), field.size());
+    for (int i = 0; i < field.size(); ++i) ASSERT_EQ(roomy.Get(i), field.Get(i)) << i;
+    ASSERT_EQ(roomy.Capacity(), capacity);
+
     // Buffer form: exact size, one more, one less.
     const size_t n = e.values.size();
     std::unique_ptr<T[]> storage(new T[n + 1]());  // Not std::vector: vector<bool> has no data().
