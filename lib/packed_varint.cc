@@ -39,10 +39,11 @@ DecodeResult DecodeSmall(const uint8_t* p, const uint8_t* end, void* out, size_t
                 : DecodeTail<F, false>(p, end, sink, 0, cap);
 }
 
-// Appends the payload's values to `field`: count, reserve once, decode in place. Where the field's
-// spare capacity already holds one value per payload byte (the most the payload can encode: a
-// reused field, which Clear() leaves its capacity), there is nothing to reserve and the count pass
-// is skipped: one pass over the payload instead of two.
+// Appends the payload's values to `field`: count, reserve once, decode in place. A field with
+// spare capacity (a reused one: Clear() keeps the capacity) is first decoded into without
+// counting; only if the payload holds more values than that is the rest counted and reserved.
+// Where the capacity suffices, as when one field is reused for fields of similar size, that is one
+// pass over the payload instead of two.
 template <VarintFormat F, typename T>
 absl::Status Append(absl::string_view payload, RepeatedField<T>* field, uint64_t delta_base,
                     DecodeOptions options) {
@@ -52,47 +53,53 @@ absl::Status Append(absl::string_view payload, RepeatedField<T>* field, uint64_t
   const uint8_t* const end = begin + payload.size();
   const KernelDescriptor* kernel = &ActiveKernel();
   const bool small = payload.size() < kernel->inline_below_bytes;
+  const DecodeFn decode = small ? nullptr : kernel->Decoder(F, options.strict);
+  const int old_size = field->size();
+  // On any error the field is left as it was.
+  const auto fail = [&](DecodeStatus status, const uint8_t* at) {
+    field->Truncate(old_size);
+    return VarintErrorStatus(status, static_cast<size_t>(at - begin), payload.size(), F);
+  };
 
-  if (!small && payload.size() <= static_cast<size_t>(field->Capacity() - field->size())) {
-    const int old_size = field->size();
-    const size_t room = payload.size();
+  const uint8_t* p = begin;
+  uint64_t base = delta_base;
+  const size_t spare = static_cast<size_t>(field->Capacity() - old_size);
+  if (!small && spare > 0) {
+    const size_t room = spare < payload.size() ? spare : payload.size();
     T* out = field->AddNAlreadyReserved(static_cast<int>(room));
-    const DecodeResult r = kernel->Decoder(F, options.strict)(begin, end, out, room, delta_base);
+    const DecodeResult r = decode(p, end, out, room, base);
     if (r.status == DecodeStatus::kOk) {
       field->Truncate(old_size + static_cast<int>(r.count));
       return absl::OkStatus();
     }
+    if (r.status != DecodeStatus::kOutputFull) return fail(r.status, r.pos);
+    // Full (r.count == room >= 1): count and reserve for the rest, from where it stopped.
+    p = r.pos;
+    base = static_cast<uint64_t>(out[r.count - 1]);  // Delta formats: the running sum.
+  }
+
+  const size_t count = small ? CountSmall(p, end) : kernel->count_terminators(p, end);
+  const int size = field->size();
+  if (count > static_cast<size_t>(INT_MAX - size)) {
     field->Truncate(old_size);
-    // (With room for a value per byte the output is never full before the payload ends; mapped
-    // as below all the same.)
-    const DecodeStatus status =
-        r.status == DecodeStatus::kOutputFull ? ClassifyUnterminatedTail(r.pos, end) : r.status;
-    return VarintErrorStatus(status, static_cast<size_t>(r.pos - begin), payload.size(), F);
-  }
-
-  const size_t count = small ? CountSmall(begin, end) : kernel->count_terminators(begin, end);
-  const int old_size = field->size();
-  if (count > static_cast<size_t>(INT_MAX - old_size)) {
     return absl::ResourceExhaustedError(
-        absl::StrCat("packed varint payload holds ", count, " values; a RepeatedField of ",
-                     old_size, " elements cannot take them (INT_MAX limit)"));
+        absl::StrCat("packed varint payload holds ", size - old_size + count,
+                     " values; a RepeatedField of ", old_size,
+                     " elements cannot take them (INT_MAX limit)"));
   }
-  if (count == 0) {
-    return VarintErrorStatus(ClassifyUnterminatedTail(begin, end), 0, payload.size(), F);
-  }
+  // No terminator in what is left: the payload ends inside a varint.
+  if (count == 0) return fail(ClassifyUnterminatedTail(p, end), p);
 
-  field->Reserve(old_size + static_cast<int>(count));
+  field->Reserve(size + static_cast<int>(count));
   T* out = field->AddNAlreadyReserved(static_cast<int>(count));
-  const DecodeResult r =
-      small ? DecodeSmall<F>(begin, end, out, count, delta_base, options.strict)
-            : kernel->Decoder(F, options.strict)(begin, end, out, count, delta_base);
+  const DecodeResult r = small ? DecodeSmall<F>(p, end, out, count, base, options.strict)
+                               : decode(p, end, out, count, base);
   if (r.status == DecodeStatus::kOk) return absl::OkStatus();
-  field->Truncate(old_size);
   // `count` is the number of terminator bytes, so filling it with bytes left over means those
   // bytes hold no terminator: the payload ends inside a varint.
-  const DecodeStatus status =
-      r.status == DecodeStatus::kOutputFull ? ClassifyUnterminatedTail(r.pos, end) : r.status;
-  return VarintErrorStatus(status, static_cast<size_t>(r.pos - begin), payload.size(), F);
+  return fail(r.status == DecodeStatus::kOutputFull ? ClassifyUnterminatedTail(r.pos, end)
+                                                    : r.status,
+              r.pos);
 }
 
 // Decodes into the caller's buffer.

@@ -76,17 +76,23 @@ class PackedVarintApiTest : public ::testing::TestWithParam<std::string> {
       for (int i = 0; i < 3; ++i) ASSERT_EQ(field.Get(i), static_cast<T>(i + 1));
     }
 
-    // Append form onto a field with room for a value per payload byte (the single-pass path):
-    // the same values or the same error, and the capacity untouched.
-    RepeatedField<T> roomy;
-    roomy.Reserve(3 + static_cast<int>(payload.size()));
-    for (int i = 0; i < 3; ++i) roomy.Add(static_cast<T>(i + 1));
-    const int capacity = roomy.Capacity();
-    const absl::Status roomy_status = append(payload, &roomy, options);
-    ASSERT_EQ(roomy_status, status);
-    ASSERT_EQ(roomy.size(), field.size());
-    for (int i = 0; i < field.size(); ++i) ASSERT_EQ(roomy.Get(i), field.Get(i)) << i;
-    ASSERT_EQ(roomy.Capacity(), capacity);
+    // Append form onto fields with spare capacity (decoded into before counting): room for every
+    // value, for one fewer, for half, for one; the same values or the same error every time.
+    const int n_values = static_cast<int>(e.values.size());
+    for (int spare : {n_values + 5, n_values, n_values - 1, n_values / 2, 1}) {
+      if (spare < 1) continue;
+      RepeatedField<T> reused;
+      reused.Reserve(3 + spare);
+      for (int i = 0; i < 3; ++i) reused.Add(static_cast<T>(i + 1));
+      const int capacity = reused.Capacity();
+      const absl::Status reused_status = append(payload, &reused, options);
+      ASSERT_EQ(reused_status, status) << "spare " << spare;
+      ASSERT_EQ(reused.size(), field.size()) << "spare " << spare;
+      for (int i = 0; i < field.size(); ++i) ASSERT_EQ(reused.Get(i), field.Get(i)) << i;
+      if (e.status == DecodeStatus::kOk && capacity >= 3 + n_values) {
+        ASSERT_EQ(reused.Capacity(), capacity) << "room for every value: no reallocation";
+      }
+    }
 
     // Buffer form: exact size, one more, one less.
     const size_t n = e.values.size();
@@ -200,6 +206,17 @@ TEST_P(PackedVarintApiTest, DeltaIsThePrefixSumFromInitial) {
       ASSERT_EQ(span32[i], sum32);
       ASSERT_EQ(ids64.Get(i), sum64);
     }
+  }
+  // Into reused fields whose capacity runs out part way: the running sum carries across.
+  const std::string payload = workloads::EncodePacked(workloads::GenerateWireValues(w, 3000));
+  RepeatedField<uint32_t> whole;
+  ASSERT_TRUE(DecodePackedDeltaUInt32(payload, &whole, 7).ok());
+  for (int spare : {1, 17, 1000, 2999, 3000}) {
+    RepeatedField<uint32_t> reused;
+    reused.Reserve(spare);
+    ASSERT_TRUE(DecodePackedDeltaUInt32(payload, &reused, 7).ok());
+    ASSERT_EQ(reused.size(), whole.size());
+    for (int i = 0; i < whole.size(); ++i) ASSERT_EQ(reused.Get(i), whole.Get(i)) << spare << " " << i;
   }
   // Wraps modulo 2^32.
   RepeatedField<uint32_t> wrap;

@@ -26,9 +26,10 @@
 //   absl::Status DecodePackedT(payload, RepeatedField<T>* field, options)
 //       Appends the payload's values to `field`. Counts the varints first (a fast bulk count),
 //       reserves exactly that many, then decodes straight into the field's storage: one
-//       allocation at most, never more elements than the payload has bytes. When the field's
-//       spare capacity already holds one element per payload byte (a reused field: Clear() keeps
-//       the capacity), nothing is reserved and the count is skipped: one pass over the payload.
+//       allocation at most, never more elements than the payload has bytes. A field with spare
+//       capacity (a reused one: Clear() keeps the capacity) is decoded into first, without the
+//       count; only the values that do not fit are counted and reserved for. Where the capacity
+//       suffices that is one pass over the payload instead of two.
 //       On error `field` holds exactly the elements it held before (its capacity may have grown).
 //
 //   absl::StatusOr<size_t> DecodePackedT(payload, absl::Span<T> out, options)
