@@ -18,9 +18,10 @@
 //     1.5x to 2.3x upstream and len1to5 from 2.9x to 6.3x (//bench:compare, N = 1,048,576).
 //     (bool: value != 0 per slot by one compare, spread to bytes with PDEP). Delta and strict mode
 //     cut the slots with SHRX/BZHI instead (they need per-value work);
-//   * every 128 steps (lenient, non-delta formats), where no varint is open, runs of 64 bytes
-//     without a continuation bit are widened straight to 64 slots (small values and bools: the
-//     steps' eight slots per 8 bytes are the slow way to copy them);
+//   * first and every 128 steps (lenient, non-delta formats), where no varint is open, runs of 64
+//     bytes without a continuation bit are widened straight to 64 slots (bool: min(byte, 1)), as
+//     small values and bools come (the steps' eight slots per 8 bytes are the slow way to copy
+//     them);
 //   * a varint crossing into the next step leaves its bits in `partial` and its byte count in
 //     `partial_bytes`; the next step's first varint is partial | (its bits << 7 * partial_bytes).
 //     A varint longer than a step (up to 10 bytes, every negative int32) simply accumulates
@@ -195,6 +196,13 @@ inline bool AllOneByte64(const uint8_t* p) {
 // The 64 one-byte varints at p into out[0, 64), eight slots at a time.
 template <VarintFormat F>
 inline void PutOneByteWindow(const uint8_t* p, typename FormatTraits<F>::Out* out) {
+  if constexpr (F == VarintFormat::kBool) {
+    for (int i = 0; i < 64; i += 32) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_min_epu8(v, _mm256_set1_epi8(1)));
+    }
+    return;
+  }
 #pragma GCC unroll 8
   for (int i = 0; i < 64; i += 8) {
     const __m128i eight = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + i));
@@ -216,12 +224,23 @@ struct Bmi2Decoder {
     unsigned partial_bytes = 0;
     Out sum = static_cast<Out>(delta_base);  // Delta formats: the last value kept.
     for (;;) {
+      if constexpr (kVectorFanOut<F, kStrict>) {
+        // A run of one-byte varints (small values, bools): while no varint is open and the next
+        // 64 bytes have no continuation bit, they are widened straight to 64 slots.
+        if (partial_bytes == 0) {
+          while (end - p >= 64 && cap - n >= 64 && AllOneByte64(p)) {
+            PutOneByteWindow<F>(p, out + n);
+            p += 64;
+            n += 64;
+          }
+        }
+      }
       // Steps that need no bounds check: each reads 8 bytes and writes at most kSlots slots.
       size_t steps = end - p >= 8 ? static_cast<size_t>(end - p - 8) / kWordBytes + 1 : 0;
       if (steps > (cap - n) / kSlots) steps = (cap - n) / kSlots;
       if (steps == 0) break;
       if constexpr (kVectorFanOut<F, kStrict>) {
-        // At most kRunCheckSteps steps, then a look for a run of one-byte varints (below).
+        // At most kRunCheckSteps steps, then another look for a run of one-byte varints.
         if (steps > kRunCheckSteps) steps = kRunCheckSteps;
       }
       const uint8_t* const stop = p + steps * kWordBytes;
@@ -280,17 +299,6 @@ struct Bmi2Decoder {
       p += kWordBytes;
     } while (p != stop);
       if (malformed) break;
-      if constexpr (kVectorFanOut<F, kStrict>) {
-        // A run of one-byte varints (small values, bools): while no varint is open and the next
-        // 64 bytes have no continuation bit, they are widened straight to 64 slots.
-        if (partial_bytes == 0) {
-          while (end - p >= 64 && cap - n >= 64 && AllOneByte64(p)) {
-            PutOneByteWindow<F>(p, out + n);
-            p += 64;
-            n += 64;
-          }
-        }
-      }
     }
     // Finish from the start of the open varint: the bounded reader decodes the rest, reads
     // nothing past `end`, and names any error at its exact offset.
