@@ -77,11 +77,12 @@ const KernelEntry kRegistry[] = {
      &VetoClockDrop},
     // One PEXT per 8-byte step plus an AVX2 fan-out; vetoed where PEXT is microcoded (AMD before
     // Zen 3). Ahead of masked_vbyte because it measured faster on the typical workloads on this
-    // project's machine (Zen 4; //bench:compare, N = 1,048,576, one run, x upstream): W1 2.2 vs
-    // 1.7, W2 4.4 vs 2.4, W4 7.1 vs 3.9, len1to5 7.1 vs 4.8, int32neg25 2.9 vs 2.7, tiles 5.2 vs
-    // 3.7, uint64 len1to10 4.1 vs 2.4; masked_vbyte wins runs of one-byte values (1byte 4.1 vs
-    // 1.7, bool 4.8 vs 2.0). So a CPU with fast PEXT and AVX2 but no usable AVX-512 (Intel Haswell
-    // to Alder Lake, AMD Zen 3) gets bmi2.
+    // project's machine (Zen 4; //bench:compare, N = 1,048,576, the run in docs/compare.csv, x
+    // upstream, bmi2 vs masked_vbyte): W2 5.4 vs 2.9, W3 7.1 vs 3.7, W4 6.5 vs 3.9, len1to5 7.4 vs
+    // 5.4, sint32W4 8.0 vs 4.5, tiles 5.8 vs 4.3, uint64 len1to10 4.7 vs 2.6, 1byte 6.1 vs 5.7,
+    // bool 37.5 vs 30.6; even on W1 (2.85 vs 2.83) and within 10 % on int32neg25 (3.0 vs 3.3).
+    // So a CPU with fast PEXT and AVX2 but no usable AVX-512 (Intel Haswell to Alder Lake, AMD
+    // Zen 3) gets bmi2.
     {&kBmi2Kernel, kCpuBmi2 | kCpuAvx2 | kCpuPopcnt, &VetoSlowPext},
     // 16-byte SSE steps: pshufb (SSSE3), pmovzx/pminud (SSE4.1), popcnt for the count. The choice
     // on x86-64 CPUs without fast PEXT (AMD Zen 1/2 and earlier, pre-Haswell Intel).

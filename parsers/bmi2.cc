@@ -33,14 +33,17 @@
 // first varint and names the error. zigzag and bool are fused into the vector store, delta into the
 // scalar stores.
 //
-// Step sizes, measured with //bench:compare (N = 1,048,576, x upstream, one run each, built with
-// --copt=-DPBACCEL_BMI2_WORD_BYTES=6/7/8): 6 bytes: W1 1.8, W2 3.0, W4 4.2, len1to5 5.2,
-// len1to10 2.2, int32neg25 1.8; 7 bytes: 2.0, 4.0, 6.7, 6.1, 3.1, 2.1; 8 bytes: 2.3, 4.4, 7.3,
-// 6.3, 3.8, 2.7. Eight bytes per step wins everywhere (one more byte per step for the same work).
+// Step sizes, measured with //bench:compare (N = 1,048,576, x upstream, two runs each, built with
+// --copt=-DPBACCEL_BMI2_WORD_BYTES=6/7/8; W1, W2, W3, W4, len1to5, len1to10, int32neg25):
+//   6 bytes: 2.1-2.1, 3.9-4.0, 5.2-5.6, 4.9-6.3, 4.9-6.1, 2.4-3.0, 1.8-1.9;
+//   7 bytes: 2.4-2.5, 4.0-4.7, 5.4-6.2, 7.5-7.8, 6.7-7.2, 3.4-4.3, 2.4-2.4;
+//   8 bytes: 2.6-2.7, 5.2-5.3, 6.7-6.8, 8.1-8.8, 7.7-8.8, 4.5-4.7, 3.1-3.2.
+// Eight bytes per step wins everywhere (one more byte per step for the same work).
 //
 // Bounds: the inner loop runs a precomputed number of steps, each reading 8 bytes and writing at
-// most 8 slots, so it carries no bounds check; the last varints (and any partial one) finish in
-// the bounded scalar reader, which reads nothing past the payload.
+// most 8 slots, so it carries no bounds check; the one-byte run loop reads and writes 64 at a time
+// while 64 bytes and 64 slots remain; the last varints (and any partial one) finish in the bounded
+// scalar reader, which reads nothing past the payload.
 
 #include <immintrin.h>
 
