@@ -126,6 +126,20 @@ inline void Put4x32(__m128i v, int count, typename FormatTraits<F>::Out* out, __
   }
 }
 
+// Bytes of `in` placed by the pshufb control at `control` (16 bytes, 0x80 = zero), payload bits
+// only (the continuation bits cleared).
+inline __m128i GatherPayload(__m128i in, const uint8_t* control) {
+  return _mm_and_si128(
+      _mm_shuffle_epi8(in, _mm_load_si128(reinterpret_cast<const __m128i*>(control))),
+      _mm_set1_epi8(0x7F));
+}
+// 7-bit groups joined: byte pairs into 14-bit 16-bit lanes (b0 + 128 b1), and those pairs into
+// 28-bit 32-bit lanes (w0 + 16384 w1).
+inline __m128i Join14(__m128i groups) {
+  return _mm_maddubs_epi16(_mm_set1_epi16(static_cast<int16_t>(0x8001)), groups);
+}
+inline __m128i Join28(__m128i pairs) { return _mm_madd_epi16(pairs, _mm_set1_epi32(0x40000001)); }
+
 // The continuation bits of the 64 bytes at q (bit i = high bit of byte i): four pmovmskb.
 __attribute__((always_inline)) inline uint64_t ContinuationBits64(const uint8_t* q) {
   const auto load = [q](int i) {
@@ -268,11 +282,7 @@ struct MaskedVByteDecoder {
         // instead, without a branch, was 20 % slower on W1. Gated on the table's consumed == 10,
         // the branch mispredicted on len1to5: 30 % slower there.)
         if ((m & 0x7FFF) == kThreeFiveByte.bits) {
-          const __m128i lo = _mm_and_si128(
-              _mm_shuffle_epi8(in, _mm_load_si128(reinterpret_cast<const __m128i*>(kThreeFiveByte.lo))),
-              _mm_set1_epi8(0x7F));
-          const __m128i w = _mm_maddubs_epi16(_mm_set1_epi16(static_cast<int16_t>(0x8001)), lo);
-          const __m128i d = _mm_madd_epi16(w, _mm_set1_epi32(0x40000001));
+          const __m128i d = Join28(Join14(GatherPayload(in, kThreeFiveByte.lo)));
           // Byte 5's low nibble lands at bits 28-31 (the rest lies past the field's 32 bits).
           const __m128i fifth = _mm_shuffle_epi8(
               in, _mm_load_si128(reinterpret_cast<const __m128i*>(kThreeFiveByte.fifth)));
@@ -294,11 +304,7 @@ struct MaskedVByteDecoder {
           unsigned l2 = static_cast<unsigned>(__builtin_ctzll(~(m >> l1))) + 1;
           l2 = (l1 + l2 <= 16 && l2 <= 10) ? l2 : 0;  // Else the first alone.
           const PairControls& c = kPairTable.c[l1 - 1][l2];
-          const __m128i lo = _mm_and_si128(
-              _mm_shuffle_epi8(in, _mm_load_si128(reinterpret_cast<const __m128i*>(c.lo))),
-              _mm_set1_epi8(0x7F));
-          const __m128i w = _mm_maddubs_epi16(_mm_set1_epi16(static_cast<int16_t>(0x8001)), lo);
-          const __m128i d = _mm_madd_epi16(w, _mm_set1_epi32(0x40000001));
+          const __m128i d = Join28(Join14(GatherPayload(in, c.lo)));
           const __m128i v56 = _mm_or_si128(
               _mm_and_si128(d, _mm_set1_epi64x(0x0FFFFFFF)),
               _mm_and_si128(_mm_srli_epi64(d, 4), _mm_set1_epi64x(~int64_t{0x0FFFFFFF})));
@@ -306,8 +312,7 @@ struct MaskedVByteDecoder {
           const __m128i hi = _mm_and_si128(
               _mm_shuffle_epi8(in, _mm_load_si128(reinterpret_cast<const __m128i*>(c.hi))),
               _mm_set1_epi16(0x017F));
-          const __m128i top = _mm_slli_epi64(
-              _mm_maddubs_epi16(_mm_set1_epi16(static_cast<int16_t>(0x8001)), hi), 56);
+          const __m128i top = _mm_slli_epi64(Join14(hi), 56);
           const int count = l2 == 0 ? 1 : 2;
           Put2x64<F>(_mm_or_si128(v56, top), count, out + k, carry);
           off += l1 + l2;
@@ -330,8 +335,8 @@ struct MaskedVByteDecoder {
           reinterpret_cast<const __m128i*>(kMaskedVByteTables.shuffle[e.shuffle]));
       const __m128i x = _mm_and_si128(_mm_shuffle_epi8(in, ctrl), _mm_set1_epi8(0x7F));
       // (b0 + 128 b1) per 16-bit lane; then (w0 + 16384 w1) per 32-bit lane: 28 bits.
-      const __m128i w = _mm_maddubs_epi16(_mm_set1_epi16(static_cast<int16_t>(0x8001)), x);
-      const __m128i d = _mm_madd_epi16(w, _mm_set1_epi32(0x40000001));
+      const __m128i w = Join14(x);
+      const __m128i d = Join28(w);
       // k64: bits 0..27 in each qword's low dword, bits 28..34 (byte 5) in its high dword.
       const __m128i v64 = _mm_or_si128(
           _mm_and_si128(d, _mm_set1_epi64x(0x0FFFFFFF)),
