@@ -4,9 +4,9 @@
 //
 // The first byte picks what the rest is: a serialized message of one of the test types (parsed by
 // upstream and by pbaccel::ParseMessage under every supported kernel: same decision, same message,
-// same bytes), or a packed varint payload (decoded by every kernel in every format and both modes,
-// compared with the scalar reference: same status, offset, count and values). Any difference
-// aborts.
+// same bytes), or a packed varint payload (decoded by every kernel in every format, both modes and
+// three output capacities, compared with the scalar reference: same status, offset, count and
+// values). Any difference aborts.
 //
 //   ./bazelw build --config=fuzz //tests:message_fuzzer
 //   bazel-bin/tests/message_fuzzer -max_total_time=60 /tmp/corpus tests/fuzz_corpus
@@ -35,27 +35,31 @@ using pbaccel::internal::VarintFormat;
 
 void CheckKernels(const uint8_t* data, size_t size) {
   const pbaccel::internal::KernelEntry* scalar = pbaccel::internal::FindKernel("scalar");
-  for (int f = 0; f < pbaccel::internal::kNumVarintFormats; ++f) {
-    for (bool strict : {false, true}) {
-      const auto format = static_cast<VarintFormat>(f);
-      const size_t cap = scalar->kernel->count_terminators(data, data + size);
-      std::vector<uint64_t> expected(cap + 1), got(cap + 1);
-      const DecodeResult want = scalar->kernel->Decoder(format, strict)(data, data + size, expected.data(), cap, 7);
-      for (absl::string_view name : pbaccel::SupportedKernels()) {
-        const KernelDescriptor& k = *pbaccel::internal::FindKernel(name)->kernel;
-        std::fill(got.begin(), got.end(), 0);
-        const DecodeResult r = k.Decoder(format, strict)(data, data + size, got.data(), cap, 7);
-        const size_t elem = format == VarintFormat::kBool ? 1
-                            : (format == VarintFormat::kInt64 || format == VarintFormat::kUInt64 ||
-                               format == VarintFormat::kSInt64 || format == VarintFormat::kDeltaUInt64)
-                                ? 8
-                                : 4;
-        if (r.status != want.status || r.pos != want.pos || r.count != want.count ||
-            std::memcmp(got.data(), expected.data(), r.count * elem) != 0) {
-          std::fprintf(stderr, "kernel %s differs from scalar: format %d strict %d (status %d/%d, count %zu/%zu)\n",
-                       k.name, f, strict, static_cast<int>(r.status), static_cast<int>(want.status),
-                       r.count, want.count);
-          std::abort();
+  const size_t count = scalar->kernel->count_terminators(data, data + size);
+  // Output capacities: exactly the count (as the API reserves), half of it (the output fills
+  // first), and one slot per byte (a reused field's spare capacity).
+  for (const size_t cap : {count, count / 2, size}) {
+    for (int f = 0; f < pbaccel::internal::kNumVarintFormats; ++f) {
+      for (bool strict : {false, true}) {
+        const auto format = static_cast<VarintFormat>(f);
+        std::vector<uint64_t> expected(cap + 1), got(cap + 1);
+        const DecodeResult want = scalar->kernel->Decoder(format, strict)(data, data + size, expected.data(), cap, 7);
+        for (absl::string_view name : pbaccel::SupportedKernels()) {
+          const KernelDescriptor& k = *pbaccel::internal::FindKernel(name)->kernel;
+          std::fill(got.begin(), got.end(), 0);
+          const DecodeResult r = k.Decoder(format, strict)(data, data + size, got.data(), cap, 7);
+          const size_t elem = format == VarintFormat::kBool ? 1
+                              : (format == VarintFormat::kInt64 || format == VarintFormat::kUInt64 ||
+                                 format == VarintFormat::kSInt64 || format == VarintFormat::kDeltaUInt64)
+                                  ? 8
+                                  : 4;
+          if (r.status != want.status || r.pos != want.pos || r.count != want.count ||
+              std::memcmp(got.data(), expected.data(), r.count * elem) != 0) {
+            std::fprintf(stderr, "kernel %s differs from scalar: format %d strict %d cap %zu (status %d/%d, count %zu/%zu)\n",
+                         k.name, f, strict, cap, static_cast<int>(r.status), static_cast<int>(want.status),
+                         r.count, want.count);
+            std::abort();
+          }
         }
       }
     }
