@@ -199,7 +199,7 @@ alignas(16) constexpr PairTable kPairTable = MakePairTable();
 
 // 32-bit fields, lenient mode: three five-byte varints at the front of a step (the usual shape of
 // uniformly random 32-bit values: 94 % of them take five bytes) are decoded without the table,
-// 15 bytes at once. kThreeFiveByteBits is their 15-bit continuation pattern; the controls put
+// 15 bytes at once. `bits` is their 15-bit continuation pattern; the controls put
 // bytes 1-4 of varint j in dword j (lo) and byte 5 at its top byte (fifth).
 struct ThreeFiveByteControls {
   uint8_t lo[16];
@@ -275,7 +275,6 @@ struct MaskedVByteDecoder {
         k += 16;
         continue;
       }
-      const size_t consumed = kConsumedBytes[m & 0xFFF];
       if constexpr (kBlended && !kStrict) {
         // (A branch: in W1 it mispredicts where the pattern breaks, every ~16 values, but the
         // three-varint step it takes is a third of the blended step; selecting a wide table entry
@@ -293,6 +292,7 @@ struct MaskedVByteDecoder {
         }
       }
       const MaskedVByteEntry e = kEntries[m & 0xFFF];
+      const size_t consumed = kConsumedBytes[m & 0xFFF];  // = e.consumed, on the critical path.
       if constexpr (k64Bit<F> && !kStrict) {
         if (e.kind == k64 || e.kind == kLong) {
           // The pair step. m has at least 16 real bits (off <= max_off <= 48 of a 64-bit window,
@@ -497,43 +497,13 @@ struct MaskedVByteDecoder {
                               : _mm_set1_epi32(static_cast<int32_t>(delta_base));
     bool needs_scalar = false;
 
-    // In place, while 128 bytes remain: steps may start up to 48 bytes into each window; the next
-    // window's mask is assembled from this one's and the mask of the 64 bytes after it, which is
-    // computed while this window is walked (a mask computed where the walk stopped waited for the
-    // walk: four loads and four pmovmskb on the critical path at every window; len1to5 -5 %,
-    // W4 -8 %, W2 -3 % at n = 1M).
-    if (end - p >= 128 && cap - n >= 16) {
-      uint64_t bits = ContinuationBits64(p);
-      while (true) {
-        if (bits == 0 && cap - n >= 64 && !(kStrict && F == VarintFormat::kBool)) {
-          do {  // As below.
-            PutOneByteWindow(p, out + n, &carry);
-            p += 64;
-            n += 64;
-          } while (end - p >= 64 && cap - n >= 64 && AllOneByte64(p));
-          if (end - p < 128 || cap - n < 16) break;
-          bits = ContinuationBits64(p);
-          continue;
-        }
-        const uint64_t ahead = ContinuationBits64(p + 64);
-        const Walk w = WalkWindow(p, bits, 48, SIZE_MAX, out + n, cap - n, &carry);
-        p += w.off;
-        n += w.count;
-        if (w.needs_scalar) {
-          needs_scalar = true;
-          break;
-        }
-        if (end - p < 128 || cap - n < 16) break;
-        // The walk stopped past 48 bytes (w.off 49..64: it stops earlier only when fewer than 16
-        // output slots are left, handled above).
-        bits = w.off > 48 ? ((bits >> 48) >> (w.off - 48)) | (ahead << (64 - w.off))
-                          : ContinuationBits64(p);
-      }
-    }
-
-    // In place, while 64 bytes remain.
+    // In place, while 64 bytes remain: steps may start up to 48 bytes into each window. While 128
+    // remain, the next window's mask is assembled from this one's and the mask of the 64 bytes
+    // after it, computed while this window is walked (a mask computed where the walk stopped
+    // waited for the walk: four loads and four pmovmskb on the critical path at every window;
+    // len1to5 -5 %, W4 -8 %, W2 -3 % at n = 1M).
+    uint64_t bits = end - p >= 64 ? ContinuationBits64(p) : 0;
     while (end - p >= 64 && cap - n >= 16 && !needs_scalar) {
-      const uint64_t bits = ContinuationBits64(p);
       if (bits == 0 && cap - n >= 64 && !(kStrict && F == VarintFormat::kBool)) {
         // 64 one-byte varints (a branch taken in runs of small values, and predictably not taken
         // elsewhere: one window in 1,500 of W2 is all one-byte); then, while the run lasts, the
@@ -543,20 +513,30 @@ struct MaskedVByteDecoder {
           p += 64;
           n += 64;
         } while (end - p >= 64 && cap - n >= 64 && AllOneByte64(p));
+        if (end - p >= 64) bits = ContinuationBits64(p);
         continue;
       }
+      const bool look_ahead = end - p >= 128;
+      const uint64_t ahead = look_ahead ? ContinuationBits64(p + 64) : 0;
       const Walk w = WalkWindow(p, bits, 48, SIZE_MAX, out + n, cap - n, &carry);
       p += w.off;
       n += w.count;
       needs_scalar = w.needs_scalar;
+      // The walk stops past 48 bytes (w.off 49..64) unless the output is nearly full or a step
+      // needs the scalar reader; the assembled mask covers the new window only in the first case.
+      if (look_ahead && w.off > 48) {
+        bits = ((bits >> 48) >> (w.off - 48)) | (ahead << (64 - w.off));
+      } else if (end - p >= 64) {
+        bits = ContinuationBits64(p);
+      }
     }
 
     // One step at a time while 16 bytes remain: the step's own 16-byte load gives its mask (a
     // window of one step; the walk never looks past those 16 real bytes).
     while (end - p >= 16 && cap - n >= 16 && !needs_scalar) {
-      const uint64_t bits = static_cast<uint16_t>(
+      const uint64_t step_bits = static_cast<uint16_t>(
           _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
-      const Walk w = WalkWindow(p, bits, /*max_off=*/0, SIZE_MAX, out + n, cap - n, &carry);
+      const Walk w = WalkWindow(p, step_bits, /*max_off=*/0, SIZE_MAX, out + n, cap - n, &carry);
       p += w.off;
       n += w.count;
       needs_scalar = w.needs_scalar;
@@ -569,15 +549,15 @@ struct MaskedVByteDecoder {
       alignas(16) uint8_t buf[128] = {};
       const size_t real = end - p < 48 ? static_cast<size_t>(end - p) : 48;
       std::memcpy(buf, p, real);
-      const uint64_t bits = ContinuationBits64(buf);
+      const uint64_t buf_bits = ContinuationBits64(buf);
       const uint64_t real_mask = (uint64_t{1} << real) - 1;
-      const uint64_t term = ~bits & real_mask;
+      const uint64_t term = ~buf_bits & real_mask;
       size_t complete = static_cast<size_t>(__builtin_popcountll(term));
       if (complete == 0) break;  // Truncated or over-long: the scalar reader names it.
       if (complete > cap - n) complete = cap - n;
       Out staged[48 + 16];
       __m128i staged_carry = carry;
-      const Walk w = WalkWindow(buf, bits, 48, complete, staged, sizeof(staged) / sizeof(Out),
+      const Walk w = WalkWindow(buf, buf_bits, 48, complete, staged, sizeof(staged) / sizeof(Out),
                                 &staged_carry);
       if (w.needs_scalar || w.count < complete) {
         needs_scalar = true;
