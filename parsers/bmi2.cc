@@ -218,6 +218,9 @@ template <VarintFormat F, bool kStrict>
 struct Bmi2Decoder {
   using Traits = FormatTraits<F>;
   using Out = typename Traits::Out;
+  // Steps per pass of the step loop: formats with the one-byte run path look for a run every
+  // kRunCheckSteps steps.
+  static constexpr size_t kMaxSteps = kVectorFanOut<F, kStrict> ? kRunCheckSteps : SIZE_MAX;
 
   static DecodeResult Run(const uint8_t* p, const uint8_t* end, void* out_void, size_t cap,
                           uint64_t delta_base) {
@@ -242,10 +245,7 @@ struct Bmi2Decoder {
       size_t steps = end - p >= 8 ? static_cast<size_t>(end - p - 8) / kWordBytes + 1 : 0;
       if (steps > (cap - n) / kSlots) steps = (cap - n) / kSlots;
       if (steps == 0) break;
-      if constexpr (kVectorFanOut<F, kStrict>) {
-        // At most kRunCheckSteps steps, then another look for a run of one-byte varints.
-        if (steps > kRunCheckSteps) steps = kRunCheckSteps;
-      }
+      if (steps > kMaxSteps) steps = kMaxSteps;
       const uint8_t* const stop = p + steps * kWordBytes;
       bool malformed = false;
     do {

@@ -26,6 +26,7 @@
 #include "proto/message_workloads.pb.h"
 #include "proto/parser_test2.pb.h"
 #include "proto/parser_test3.pb.h"
+#include "tests/varint_test_util.h"
 
 namespace {
 
@@ -42,17 +43,13 @@ void CheckKernels(const uint8_t* data, size_t size) {
     for (int f = 0; f < pbaccel::internal::kNumVarintFormats; ++f) {
       for (bool strict : {false, true}) {
         const auto format = static_cast<VarintFormat>(f);
+        const size_t elem = pbaccel::testing::OutputSize(format);
         std::vector<uint64_t> expected(cap + 1), got(cap + 1);
         const DecodeResult want = scalar->kernel->Decoder(format, strict)(data, data + size, expected.data(), cap, 7);
         for (absl::string_view name : pbaccel::SupportedKernels()) {
           const KernelDescriptor& k = *pbaccel::internal::FindKernel(name)->kernel;
           std::fill(got.begin(), got.end(), 0);
           const DecodeResult r = k.Decoder(format, strict)(data, data + size, got.data(), cap, 7);
-          const size_t elem = format == VarintFormat::kBool ? 1
-                              : (format == VarintFormat::kInt64 || format == VarintFormat::kUInt64 ||
-                                 format == VarintFormat::kSInt64 || format == VarintFormat::kDeltaUInt64)
-                                  ? 8
-                                  : 4;
           if (r.status != want.status || r.pos != want.pos || r.count != want.count ||
               std::memcmp(got.data(), expected.data(), r.count * elem) != 0) {
             std::fprintf(stderr, "kernel %s differs from scalar: format %d strict %d cap %zu (status %d/%d, count %zu/%zu)\n",
