@@ -19,6 +19,7 @@ COLORS = {
     "pbaccel": "#d62728",
     "avx512": "#ff7f0e",
     "masked_vbyte": "#2ca02c",
+    "masked_vbyte_avx2": "#98df8a",
     "bmi2": "#9467bd",
     "portable": "#8c564b",
     "scalar": "#bcbd22",
