@@ -147,6 +147,18 @@ inline Fields FanOut(uint64_t packed, const Bmi2Step& s) {
   return {field(shift, len), field(_mm_srli_si128(shift, 4), _mm_srli_si128(len, 4))};
 }
 
+// Stores eight values given in 32-bit lanes, for 32-bit integer formats (sint32: zigzag-decoded).
+template <VarintFormat F>
+inline void Store8x32(__m256i v, typename FormatTraits<F>::Out* out) {
+  static_assert(sizeof(typename FormatTraits<F>::Out) == 4, "32-bit formats only");
+  if constexpr (F == VarintFormat::kSInt32) {
+    v = _mm256_xor_si256(_mm256_srli_epi32(v, 1),
+                         _mm256_sub_epi32(_mm256_setzero_si256(),
+                                          _mm256_and_si256(v, _mm256_set1_epi32(1))));
+  }
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), v);
+}
+
 // Stores the eight slots in the format's output type (32-bit: the low halves; bool: value != 0).
 template <VarintFormat F>
 inline void StoreFields(Fields f, typename FormatTraits<F>::Out* out) {
@@ -173,14 +185,9 @@ inline void StoreFields(Fields f, typename FormatTraits<F>::Out* out) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4), f.hi);
   } else {
     const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
-    __m256i v = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(f.lo, even),
-                                   _mm256_permutevar8x32_epi32(f.hi, even), 0xF0);
-    if constexpr (F == VarintFormat::kSInt32) {
-      v = _mm256_xor_si256(_mm256_srli_epi32(v, 1),
-                           _mm256_sub_epi32(_mm256_setzero_si256(),
-                                            _mm256_and_si256(v, _mm256_set1_epi32(1))));
-    }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), v);
+    Store8x32<F>(_mm256_blend_epi32(_mm256_permutevar8x32_epi32(f.lo, even),
+                                    _mm256_permutevar8x32_epi32(f.hi, even), 0xF0),
+                 out);
   }
 }
 
@@ -209,8 +216,13 @@ inline void PutOneByteWindow(const uint8_t* p, typename FormatTraits<F>::Out* ou
 #pragma GCC unroll 8
   for (int i = 0; i < 64; i += 8) {
     const __m128i eight = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + i));
-    StoreFields<F>({_mm256_cvtepu8_epi64(eight), _mm256_cvtepu8_epi64(_mm_srli_si128(eight, 4))},
-                   out + i);
+    if constexpr (sizeof(typename FormatTraits<F>::Out) == 4) {
+      // Straight to 32-bit lanes: one widening instead of two to 64 bits and a repack.
+      Store8x32<F>(_mm256_cvtepu8_epi32(eight), out + i);
+    } else {
+      StoreFields<F>({_mm256_cvtepu8_epi64(eight), _mm256_cvtepu8_epi64(_mm_srli_si128(eight, 4))},
+                     out + i);
+    }
   }
 }
 
