@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 
 namespace pbaccel {
@@ -87,7 +88,7 @@ class PlanCache {
  private:
   // Builds plans for `root` and every type reachable from it that has none yet. REQUIRES: mu_
   // held exclusively.
-  void Build(const Descriptor* root) {
+  void Build(const Descriptor* root) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     std::vector<const Descriptor*> fresh;
     std::vector<const Descriptor*> stack{root};
     while (!stack.empty()) {
