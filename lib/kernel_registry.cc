@@ -87,9 +87,10 @@ const KernelEntry kRegistry[] = {
     {&kBmi2Kernel, kCpuBmi2 | kCpuAvx2 | kCpuPopcnt, &VetoSlowPext},
     // masked_vbyte's decoder compiled for AVX2 (256-bit masks, one-byte widening and 32-bit
     // stores). The choice where AVX2 is there but PEXT is slow (AMD Excavator, Zen 1/2). Ahead of
-    // the SSE4.1 build because it took less time on every workload but W1 n = 4,096 (within noise)
-    // on this project's Zen 3 (//bench:compare, three runs, time vs masked_vbyte's: 1byte n = 4,096
-    // 0.62-0.64, sint32W4 0.85-0.87, W2/W3/W4/len1to5 0.93-0.99). Not measured on Zen 1/Zen+,
+    // the SSE4.1 build because it took less time on every workload on this project's Zen 3 but
+    // for single noisy samples (//bench:compare, five runs, time vs masked_vbyte's: 1byte n = 4,096
+    // 0.62-0.72, sint32W4 0.83-0.87, W2/W3/W4/len1to5 mostly 0.88-0.98; W1 n = 4,096 1.03 once,
+    // W4 n = 4,096 1.41 once). Not measured on Zen 1/Zen+,
     // whose 256-bit instructions run as two 128-bit halves: there it saves fewer instructions.
     {&kMaskedVByteAvx2Kernel, kCpuAvx2 | kCpuSsse3 | kCpuSse41 | kCpuPopcnt, nullptr},
     // 16-byte SSE steps: pshufb (SSSE3), pmovzx/pminud (SSE4.1), popcnt for the count. The choice

@@ -60,6 +60,7 @@ namespace {
 #include "parsers/varint_format-inl.h"
 #include "parsers/varint_size-inl.h"
 #include "parsers/varint_scalar-inl.h"
+#include "parsers/store8x32_avx2-inl.h"
 
 // Bytes per step: 6, 7 or 8 (the header comment gives the three measured).
 #ifndef PBACCEL_BMI2_WORD_BYTES
@@ -145,18 +146,6 @@ inline Fields FanOut(uint64_t packed, const Bmi2Step& s) {
     return _mm256_and_si256(_mm256_srlv_epi64(x, _mm256_cvtepu8_epi64(sh8)), mask);
   };
   return {field(shift, len), field(_mm_srli_si128(shift, 4), _mm_srli_si128(len, 4))};
-}
-
-// Stores eight values given in 32-bit lanes, for 32-bit integer formats (sint32: zigzag-decoded).
-template <VarintFormat F>
-inline void Store8x32(__m256i v, typename FormatTraits<F>::Out* out) {
-  static_assert(sizeof(typename FormatTraits<F>::Out) == 4, "32-bit formats only");
-  if constexpr (F == VarintFormat::kSInt32) {
-    v = _mm256_xor_si256(_mm256_srli_epi32(v, 1),
-                         _mm256_sub_epi32(_mm256_setzero_si256(),
-                                          _mm256_and_si256(v, _mm256_set1_epi32(1))));
-  }
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), v);
 }
 
 // Stores the eight slots in the format's output type (32-bit: the low halves; bool: value != 0).

@@ -8,8 +8,9 @@
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, in a kernel's .cc
 // file, after <immintrin.h> (or <smmintrin.h>), <algorithm>, <cstddef>, <cstdint>, <cstring>,
 // parsers/kernel_abi.h and the shared -inl.h files (masked_vbyte_tables, varint_format,
-// varint_scalar, varint_size). Compiled with -mavx2 (__AVX2__ defined), the same algorithm uses
-// 256-bit forms where they save instructions; the steps, tables, bounds and results are the same:
+// varint_scalar, varint_size; with AVX2 also store8x32_avx2). Compiled with -mavx2 (__AVX2__
+// defined), the same algorithm uses 256-bit forms where they save instructions; the steps,
+// tables, bounds and results are the same:
 //   * the 64-byte continuation mask from two vpmovmskb instead of four pmovmskb;
 //   * 32-bit formats without a running sum (int32, uint32, sint32, enum): a one-byte run's values
 //     widened eight at a time (vpmovzxbd ymm) into 32-byte stores, and the blended step's eight
@@ -127,21 +128,10 @@ inline void Put4x32(__m128i v, int count, typename FormatTraits<F>::Out* out, __
 }
 
 #ifdef __AVX2__
-// The formats whose slots AVX2 writes eight at a time: 32-bit integers without a running sum.
+// The formats whose slots AVX2 writes eight at a time with Store8x32 (store8x32_avx2-inl.h):
+// 32-bit integers without a running sum.
 template <VarintFormat F>
 constexpr bool kWide32 = !k64Bit<F> && F != VarintFormat::kBool && !FormatTraits<F>::kDelta;
-
-// Stores eight values given in 32-bit lanes (all eight slots written). REQUIRES: kWide32<F>.
-template <VarintFormat F>
-inline void Put8x32(__m256i v, typename FormatTraits<F>::Out* out) {
-  static_assert(kWide32<F>, "32-bit integer formats without delta only");
-  if constexpr (F == VarintFormat::kSInt32) {
-    v = _mm256_xor_si256(_mm256_srli_epi32(v, 1),
-                         _mm256_sub_epi32(_mm256_setzero_si256(),
-                                          _mm256_and_si256(v, _mm256_set1_epi32(1))));
-  }
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), v);
-}
 #endif
 
 // Bytes of `in` placed by the pshufb control at `control` (16 bytes, 0x80 = zero), payload bits
@@ -417,7 +407,7 @@ struct MaskedVByteDecoder {
 #ifdef __AVX2__
     if constexpr (kWide32<F>) {
       // One 8-lane vector (lanes 4-7 of a dword step are past `count`: overwritten later).
-      Put8x32<F>(_mm256_blendv_epi8(_mm256_zextsi128_si256(dwords), _mm256_cvtepu16_epi32(w),
+      Store8x32<F>(_mm256_blendv_epi8(_mm256_zextsi128_si256(dwords), _mm256_cvtepu16_epi32(w),
                                     _mm256_broadcastsi128_si256(sel16)),
                  out);
       return;
@@ -431,8 +421,8 @@ struct MaskedVByteDecoder {
   static void PutSixteenOneByte(__m128i in, Out* out, __m128i* carry) {
 #ifdef __AVX2__
     if constexpr (kWide32<F>) {
-      Put8x32<F>(_mm256_cvtepu8_epi32(in), out);
-      Put8x32<F>(_mm256_cvtepu8_epi32(_mm_srli_si128(in, 8)), out + 8);
+      Store8x32<F>(_mm256_cvtepu8_epi32(in), out);
+      Store8x32<F>(_mm256_cvtepu8_epi32(_mm_srli_si128(in, 8)), out + 8);
       return;
     }
 #endif
@@ -541,7 +531,7 @@ struct MaskedVByteDecoder {
 #pragma GCC unroll 8
         for (int i = 0; i < 64; i += 8) {
           const __m128i eight = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(q + i));
-          Put8x32<F>(_mm256_cvtepu8_epi32(eight), out + i);
+          Store8x32<F>(_mm256_cvtepu8_epi32(eight), out + i);
         }
         return;
       }

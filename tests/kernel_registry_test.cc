@@ -124,7 +124,7 @@ TEST(KernelRegistryTest, PolicyPerCpuGeneration) {
       {Cpu(CpuVendor::kAmd, 0x19, 0x01, kAvx2Bmi2), "bmi2"},       // Zen 3.
       {Cpu(CpuVendor::kIntel, 6, 0x3C, kAvx2Bmi2), "bmi2"},        // Haswell.
       {Cpu(CpuVendor::kAmd, 0x17, 0x31, kAvx2Bmi2), "masked_vbyte_avx2"},  // Zen 2: slow PEXT.
-      {Cpu(CpuVendor::kIntel, 6, 0x3A, kSse | kCpuAvx2), "masked_vbyte_avx2"},  // AVX2, no BMI2.
+      {Cpu(CpuVendor::kAmd, 0x15, 0x60, kAvx2Bmi2), "masked_vbyte_avx2"},  // Excavator.
       {Cpu(CpuVendor::kIntel, 6, 0x2A, kSse), "masked_vbyte"},     // Sandy Bridge.
       {Cpu(CpuVendor::kOther, 0, 0, 0), "portable"},
   };
