@@ -1,7 +1,9 @@
 // Copyright 2026 The pbaccel Authors.
 //
-// The kernel registry and the dispatch policy. Adding a kernel: one file in parsers/, its
-// pbaccel_kernel() target in parsers/BUILD and //lib:kernel_registry's deps, and one entry below.
+// The kernel registry and the dispatch policy. The entries (descriptor, required CPU features,
+// veto rule, priority order) come from the kernel table in parsers/kernels.bzl, through the
+// generated parsers/kernel_table.inc; this file holds the veto rules and the selection logic.
+// Adding a kernel: parsers/<name>.cc and one row in that table (see kernels.bzl).
 
 #include "pbaccel/internal/kernel_registry.h"
 
@@ -18,15 +20,10 @@
 namespace pbaccel {
 namespace internal {
 
-// Defined in parsers/<name>.cc.
-extern const KernelDescriptor kScalarKernel;
-extern const KernelDescriptor kPortableKernel;
-#if PBACCEL_X86_KERNELS
-extern const KernelDescriptor kAvx512Kernel;
-extern const KernelDescriptor kBmi2Kernel;
-extern const KernelDescriptor kMaskedVByteKernel;
-extern const KernelDescriptor kMaskedVByteAvx2Kernel;
-#endif
+// Defined in parsers/<name>.cc, one per row of the kernel table.
+#define PBACCEL_KERNEL_ENTRY(descriptor, features, veto) extern const KernelDescriptor descriptor;
+#include "parsers/kernel_table.inc"
+#undef PBACCEL_KERNEL_ENTRY
 
 // --- Policy rules -------------------------------------------------------------------------------
 // The policy is per microarchitecture, not per feature flag: a CPU may report an extension that it
@@ -67,38 +64,26 @@ const char* VetoClockDrop(const CpuInfo& cpu) {
              : nullptr;
 }
 
-// Priority order: the first entry the CPU supports and no rule vetoes wins.
+// Why the rows of parsers/kernels.bzl stand in the order they do (measurements behind each):
+//   * avx512: 64-byte blocks; first wherever the CPU has VBMI/VBMI2 and no clock drop.
+//   * bmi2 ahead of masked_vbyte: it measured faster on the typical workloads on this project's
+//     Zen 4 (//bench:compare, N = 1,048,576, x upstream, bmi2 vs masked_vbyte): W2 5.4 vs 2.9, W3
+//     7.1 vs 3.7, W4 6.5 vs 3.9, len1to5 7.4 vs 5.4, sint32W4 8.0 vs 4.5, tiles 5.8 vs 4.3, uint64
+//     len1to10 4.7 vs 2.6, 1byte 6.1 vs 5.7, bool 37.5 vs 30.6; even on W1 (2.85 vs 2.83) and
+//     within 10 % on int32neg25 (3.0 vs 3.3). So a CPU with fast PEXT and AVX2 but no usable
+//     AVX-512 (Intel Haswell to Alder Lake, AMD Zen 3) gets bmi2.
+//   * masked_vbyte_avx2 ahead of masked_vbyte (the SSE4.1 build of the same decoder): it took less
+//     time on every workload on this project's Zen 3 but for single noisy samples
+//     (//bench:compare, five runs, time vs masked_vbyte's: 1byte n = 4,096 0.62-0.72, sint32W4
+//     0.83-0.87, W2/W3/W4/len1to5 mostly 0.88-0.98; W1 n = 4,096 1.03 once, W4 n = 4,096 1.41
+//     once). The choice where AVX2 is there but PEXT is slow (AMD Excavator, Zen 1/2). Not
+//     measured on Zen 1/Zen+, whose 256-bit instructions run as two 128-bit halves.
+//   * masked_vbyte: the choice on x86-64 CPUs without AVX2 (pre-Haswell Intel, AMD before
+//     Excavator).
 const KernelEntry kRegistry[] = {
-#if PBACCEL_X86_KERNELS
-    // 64-byte blocks; needs VBMI (vpermb) and VBMI2 (vpcompressb), CD (vplzcnt, for sizes),
-    // BMI2 (pdep) and LZCNT.
-    {&kAvx512Kernel,
-     kCpuAvx512F | kCpuAvx512BW | kCpuAvx512VL | kCpuAvx512CD | kCpuAvx512Vbmi | kCpuAvx512Vbmi2 |
-         kCpuBmi2 | kCpuPopcnt | kCpuLzcnt,
-     &VetoClockDrop},
-    // One PEXT per 8-byte step plus an AVX2 fan-out; vetoed where PEXT is microcoded (AMD before
-    // Zen 3). Ahead of masked_vbyte because it measured faster on the typical workloads on this
-    // project's machine (Zen 4; //bench:compare, N = 1,048,576, the run in docs/compare.csv, x
-    // upstream, bmi2 vs masked_vbyte): W2 5.4 vs 2.9, W3 7.1 vs 3.7, W4 6.5 vs 3.9, len1to5 7.4 vs
-    // 5.4, sint32W4 8.0 vs 4.5, tiles 5.8 vs 4.3, uint64 len1to10 4.7 vs 2.6, 1byte 6.1 vs 5.7,
-    // bool 37.5 vs 30.6; even on W1 (2.85 vs 2.83) and within 10 % on int32neg25 (3.0 vs 3.3).
-    // So a CPU with fast PEXT and AVX2 but no usable AVX-512 (Intel Haswell to Alder Lake, AMD
-    // Zen 3) gets bmi2.
-    {&kBmi2Kernel, kCpuBmi2 | kCpuAvx2 | kCpuPopcnt, &VetoSlowPext},
-    // masked_vbyte's decoder compiled for AVX2 (256-bit masks, one-byte widening and 32-bit
-    // stores). The choice where AVX2 is there but PEXT is slow (AMD Excavator, Zen 1/2). Ahead of
-    // the SSE4.1 build because it took less time on every workload on this project's Zen 3 but
-    // for single noisy samples (//bench:compare, five runs, time vs masked_vbyte's: 1byte n = 4,096
-    // 0.62-0.72, sint32W4 0.83-0.87, W2/W3/W4/len1to5 mostly 0.88-0.98; W1 n = 4,096 1.03 once,
-    // W4 n = 4,096 1.41 once). Not measured on Zen 1/Zen+,
-    // whose 256-bit instructions run as two 128-bit halves: there it saves fewer instructions.
-    {&kMaskedVByteAvx2Kernel, kCpuAvx2 | kCpuSsse3 | kCpuSse41 | kCpuPopcnt, nullptr},
-    // 16-byte SSE steps: pshufb (SSSE3), pmovzx/pminud (SSE4.1), popcnt for the count. The choice
-    // on x86-64 CPUs without AVX2 (pre-Haswell Intel, AMD before Excavator).
-    {&kMaskedVByteKernel, kCpuSsse3 | kCpuSse41 | kCpuPopcnt, nullptr},
-#endif
-    {&kPortableKernel, 0, nullptr},
-    {&kScalarKernel, 0, nullptr},
+#define PBACCEL_KERNEL_ENTRY(descriptor, features, veto) {&descriptor, features, veto},
+#include "parsers/kernel_table.inc"
+#undef PBACCEL_KERNEL_ENTRY
 };
 
 // PBACCEL_KERNEL override and ScopedKernelOverride: the kernel to use instead of the automatic

@@ -25,8 +25,8 @@ namespace {
 
 }  // namespace
 
-extern const KernelDescriptor kMaskedVByteKernel;
-const KernelDescriptor kMaskedVByteKernel = MakeKernelDescriptor<MaskedVByteDecoder, SseSizer>(
+extern const KernelDescriptor kMaskedVbyteKernel;
+const KernelDescriptor kMaskedVbyteKernel = MakeKernelDescriptor<MaskedVByteDecoder, SseSizer>(
     "masked_vbyte",
     "SSE4.1 Masked VByte: 12-byte masks index a 4096-entry table of pshufb shapes (8x1-2, 4x1-3, "
     "2x1-5 bytes; lenient 32-bit fields: 8x1-2 or 4x1-10, and 3x5 by a fixed control); 16 one-byte "

@@ -27,8 +27,8 @@ namespace {
 
 }  // namespace
 
-extern const KernelDescriptor kMaskedVByteAvx2Kernel;
-const KernelDescriptor kMaskedVByteAvx2Kernel = MakeKernelDescriptor<MaskedVByteDecoder, SseSizer>(
+extern const KernelDescriptor kMaskedVbyteAvx2Kernel;
+const KernelDescriptor kMaskedVbyteAvx2Kernel = MakeKernelDescriptor<MaskedVByteDecoder, SseSizer>(
     "masked_vbyte_avx2",
     "AVX2 Masked VByte: masked_vbyte's decoder (12-byte masks, 4096-entry pshufb table, 3x5 and "
     "64-bit pair steps, in-kernel long path) with 256-bit mask gathering, one-byte runs widened 8 "

@@ -111,7 +111,8 @@ TEST(KernelRegistryTest, ClockRuleCoversExactlySkylakeServerFamily) {
 // The x86 kernels are registered on x86-64 builds only.
 TEST(KernelRegistryTest, PolicyPerCpuGeneration) {
   const uint32_t kSse = kCpuSsse3 | kCpuSse41 | kCpuPopcnt;
-  const uint32_t kAvx2Bmi2 = kSse | kCpuAvx2 | kCpuBmi2 | kCpuLzcnt;
+  const uint32_t kAvx2 = kSse | kCpuAvx2;
+  const uint32_t kAvx2Bmi2 = kAvx2 | kCpuBmi1 | kCpuBmi2 | kCpuLzcnt;
   const uint32_t kAvx512 = kAvx2Bmi2 | kCpuAvx512F | kCpuAvx512BW | kCpuAvx512VL | kCpuAvx512CD |
                            kCpuAvx512Vbmi | kCpuAvx512Vbmi2;
   const struct {
@@ -125,6 +126,9 @@ TEST(KernelRegistryTest, PolicyPerCpuGeneration) {
       {Cpu(CpuVendor::kIntel, 6, 0x3C, kAvx2Bmi2), "bmi2"},        // Haswell.
       {Cpu(CpuVendor::kAmd, 0x17, 0x31, kAvx2Bmi2), "masked_vbyte_avx2"},  // Zen 2: slow PEXT.
       {Cpu(CpuVendor::kAmd, 0x15, 0x60, kAvx2Bmi2), "masked_vbyte_avx2"},  // Excavator.
+      // A VM exposing AVX2 but hiding BMI1/BMI2/LZCNT: no kernel whose code holds them.
+      {Cpu(CpuVendor::kIntel, 6, 0x55, kAvx2), "masked_vbyte_avx2"},
+      {Cpu(CpuVendor::kAmd, 0x19, 0x01, kAvx2 | kCpuBmi2), "masked_vbyte_avx2"},
       {Cpu(CpuVendor::kIntel, 6, 0x2A, kSse), "masked_vbyte"},     // Sandy Bridge.
       {Cpu(CpuVendor::kOther, 0, 0, 0), "portable"},
   };
