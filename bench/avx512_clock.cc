@@ -20,7 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/workloads.h"
+#include "pbaccel/testing/wire_builder.h"
+#include "pbaccel/testing/workloads.h"
 #include "pbaccel/pbaccel.h"
 
 namespace pbaccel {
@@ -49,7 +50,7 @@ int Main() {
     return 0;
   }
   std::mt19937_64 rng(42);
-  const std::string payload = workloads::EncodePacked(
+  const std::string payload = testing::EncodePacked(
       workloads::GenerateWireValues(*workloads::FindPayloadWorkload("len1to10"), 1 << 16, rng));
   RepeatedField<uint64_t> field;
   std::vector<double> after[2];

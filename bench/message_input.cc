@@ -7,7 +7,8 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
-#include "bench/workloads.h"
+#include "pbaccel/testing/wire_builder.h"
+#include "pbaccel/testing/workloads.h"
 #include "pbaccel/message_parser.h"
 #include "pbaccel/testing/differential.h"
 #include "proto/message_workloads.pb.h"
@@ -36,7 +37,7 @@ std::string MakeBatch(std::mt19937_64& rng) {
     for (uint64_t v : Values("W2", 512, rng)) posting->add_doc_deltas(static_cast<uint32_t>(v));
     for (uint64_t v : Values("1byte", 512, rng)) posting->add_freqs(static_cast<uint32_t>(v));
   }
-  for (uint64_t z : Values("sint32W4", 4096, rng)) b.add_scores(workloads::ZigZagDecode32(z));
+  for (uint64_t z : Values("sint32W4", 4096, rng)) b.add_scores(testing::ZigZagDecode32(z));
   for (int i = 0; i < 1024; ++i) b.add_weights(static_cast<float>(rng() % 100000) / 1000.0f);
   for (uint64_t v : Values("len1to10", 2048, rng)) b.add_ids(static_cast<int64_t>(v));
   for (uint64_t v : Values("bool", 1024, rng)) b.add_flags(v != 0);

@@ -8,12 +8,14 @@
 #include <random>
 
 #include "pbaccel/packed_varint.h"
+#include "pbaccel/testing/wire_builder.h"
 
 namespace pbaccel {
 namespace bench {
 namespace {
 
 using workloads::FieldType;
+using testing::FormatFor;
 
 [[noreturn]] void Die(const char* what, const PackedInput& input, const std::string& detail) {
   std::fprintf(stderr, "bench: %s failed on workload %.*s n=%zu: %s\n", what,
@@ -71,20 +73,6 @@ int FieldNumberFor(FieldType type) {
   return 0;
 }
 
-internal::VarintFormat FormatFor(FieldType type) {
-  using F = internal::VarintFormat;
-  switch (type) {
-    case FieldType::kInt32: return F::kInt32;
-    case FieldType::kInt64: return F::kInt64;
-    case FieldType::kUInt32: return F::kUInt32;
-    case FieldType::kUInt64: return F::kUInt64;
-    case FieldType::kSInt32: return F::kSInt32;
-    case FieldType::kSInt64: return F::kSInt64;
-    case FieldType::kBool: return F::kBool;
-  }
-  return F::kUInt64;
-}
-
 size_t OutputBytes(FieldType type) {
   switch (type) {
     case FieldType::kInt64:
@@ -108,9 +96,9 @@ PackedInput MakePackedInput(const workloads::PayloadWorkload& workload, size_t n
   input.payload_offsets.push_back(0);
   input.message_offsets.push_back(0);
   for (size_t a = 0; a < input.arrays; ++a) {
-    const std::string payload = workloads::EncodePacked(workloads::GenerateWireValues(workload, n, rng));
+    const std::string payload = testing::EncodePacked(workloads::GenerateWireValues(workload, n, rng));
     input.payload_bytes += payload;
-    input.message_bytes += workloads::WrapAsPackedField(field, payload);
+    input.message_bytes += testing::WrapAsPackedField(field, payload);
     input.payload_offsets.push_back(input.payload_bytes.size());
     input.message_offsets.push_back(input.message_bytes.size());
   }

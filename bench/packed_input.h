@@ -13,9 +13,10 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
-#include "bench/workloads.h"
 #include "google/protobuf/repeated_field.h"
 #include "parsers/kernel_abi.h"
+#include "pbaccel/testing/formats.h"
+#include "pbaccel/testing/workloads.h"
 #include "proto/packed_fields.pb.h"
 
 namespace pbaccel {
@@ -51,8 +52,6 @@ PackedInput MakePackedInput(const workloads::PayloadWorkload& workload, size_t n
 
 // The PackedFields field number holding the workload's type.
 int FieldNumberFor(workloads::FieldType type);
-// The kernel format decoding the workload's type.
-internal::VarintFormat FormatFor(workloads::FieldType type);
 // Bytes per decoded value of the type.
 size_t OutputBytes(workloads::FieldType type);
 

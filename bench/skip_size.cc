@@ -21,7 +21,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/timing.h"
-#include "bench/workloads.h"
+#include "pbaccel/testing/wire_builder.h"
+#include "pbaccel/testing/workloads.h"
 #include "google/protobuf/repeated_field.h"
 #include "google/protobuf/wire_format_lite.h"
 #include "pbaccel/pbaccel.h"
@@ -65,7 +66,7 @@ size_t BytewiseSkip(const std::string& p, size_t n) {
 
 std::vector<Row> PayloadRows(const workloads::PayloadWorkload& w, size_t n, int reps) {
   const std::vector<uint64_t> wire = workloads::GenerateWireValues(w, n);
-  const std::string payload = workloads::EncodePacked(wire);
+  const std::string payload = testing::EncodePacked(wire);
   std::vector<Row> rows;
   // count
   std::vector<Impl> impls = {{"bytewise", [&] { return BytewiseCount(payload); }},
@@ -106,7 +107,7 @@ std::vector<Row> PayloadRows(const workloads::PayloadWorkload& w, size_t n, int 
   }
   // sint32 values whose zigzag forms are the workload's wire values.
   RepeatedField<int32_t> s32;
-  for (uint64_t v : wire) s32.Add(workloads::ZigZagDecode32(v));
+  for (uint64_t v : wire) s32.Add(testing::ZigZagDecode32(v));
   using FT = workloads::FieldType;
   std::function<uint64_t()> up, ours;
   switch (w.type) {

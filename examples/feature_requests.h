@@ -8,8 +8,9 @@
 
 #include <random>
 
-#include "bench/workloads.h"
-#include "proto/feature_service.pb.h"
+#include "pbaccel/testing/wire_builder.h"
+#include "pbaccel/testing/workloads.h"
+#include "examples/feature_service.pb.h"
 
 namespace pbaccel {
 namespace examples {
@@ -30,7 +31,7 @@ inline FeatureBatch MakeRequest(std::mt19937_64& rng, int postings, int per_post
     for (uint64_t v : values("1byte", per_posting)) posting->add_freqs(static_cast<uint32_t>(v));
   }
   for (uint64_t v : values("len1to10", n)) b.add_feature_ids(v);
-  for (uint64_t z : values("sint32W4", n)) b.add_deltas(workloads::ZigZagDecode32(z));
+  for (uint64_t z : values("sint32W4", n)) b.add_deltas(testing::ZigZagDecode32(z));
   for (int i = 0; i < n; ++i) b.add_scores(static_cast<float>(rng() % 10000) / 100.0f);
   for (uint64_t v : values("bool", n)) b.add_flags(v != 0);
   return b;

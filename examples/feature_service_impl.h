@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "proto/feature_service.grpc.pb.h"
+#include "examples/feature_service.grpc.pb.h"
 
 namespace pbaccel {
 namespace examples {

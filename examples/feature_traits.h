@@ -7,7 +7,7 @@
 #define PBACCEL_EXAMPLES_FEATURE_TRAITS_H_
 
 #include "pbaccel/grpc.h"
-#include "proto/feature_service.pb.h"
+#include "examples/feature_service.pb.h"
 
 PBACCEL_GRPC_USE_FOR(pbaccel::examples::FeatureBatch);
 

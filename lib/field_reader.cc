@@ -2,217 +2,168 @@
 
 #include "pbaccel/field_reader.h"
 
-#include <climits>
-
 #include "absl/strings/str_cat.h"
-#include "pbaccel/internal/wire.h"
+#include "pbaccel/internal/wire_walker.h"
 
 namespace pbaccel {
 namespace {
 
-constexpr int kMaxGroupDepth = 100;  // Upstream's default recursion limit.
+using internal::ReadField;
+using internal::WireError;
+using internal::WireField;
 
-// Reads a varint of at most max_bytes at data[*pos]; advances *pos. False if longer or truncated.
-bool ReadVarint(absl::string_view data, size_t* pos, int max_bytes, uint64_t* value) {
-  const char* next = internal::ReadVarint(data.data() + *pos, data.data() + data.size(), max_bytes, value);
-  if (next == nullptr) return false;
-  *pos = static_cast<size_t>(next - data.data());
-  return true;
-}
+constexpr int kMaxGroupDepth = 100;  // Upstream's default recursion limit.
 
 absl::Status Error(absl::string_view what, size_t offset) {
   return absl::InvalidArgumentError(absl::StrCat(what, " at byte offset ", offset));
 }
 
-// Reads a tag at data[*pos]: a valid field number and wire type, or an error.
-absl::StatusOr<uint32_t> ReadTag(absl::string_view data, size_t* pos, size_t base) {
-  const size_t at = *pos;
-  uint64_t tag;
-  // At most 5 bytes; like upstream (ReadTag), bits past 32 in the fifth byte are dropped.
-  if (!ReadVarint(data, pos, 5, &tag)) return Error("malformed tag", base + at);
-  tag &= UINT32_MAX;
-  if ((tag >> 3) == 0) return Error("field number 0", base + at);
-  if ((tag & 7) > 5) return Error(absl::StrCat("invalid wire type ", tag & 7), base + at);
-  return static_cast<uint32_t>(tag);
+// The error ReadField reported for `field`, at the tag (tag errors) or the value; `origin` is the
+// first byte of the caller's input, for the offset.
+absl::Status FieldError(const WireField& field, WireError error, const char* origin) {
+  const char* at = internal::IsTagError(error) ? field.tag : field.value;
+  return Error(internal::WireErrorText(error), static_cast<size_t>(at - origin));
 }
 
-// Skips a field's value; `base` is data's offset in the reader's input, for error messages. For a
-// group, *body_end (if given) receives the offset of its end tag.
-absl::StatusOr<size_t> SkipValue(absl::string_view data, uint32_t tag, int depth, size_t base,
-                                 size_t* body_end = nullptr) {
-  size_t pos = 0;
-  uint64_t v;
-  switch (static_cast<WireType>(tag & 7)) {
-    case WireType::kVarint:
-      if (!ReadVarint(data, &pos, 10, &v)) return Error("malformed varint", base);
-      return pos;
-    case WireType::kFixed64:
-      if (data.size() < 8) return Error("truncated fixed64", base);
-      return size_t{8};
-    case WireType::kFixed32:
-      if (data.size() < 4) return Error("truncated fixed32", base);
-      return size_t{4};
-    case WireType::kLengthDelimited:
-      if (!ReadVarint(data, &pos, 5, &v) || v > static_cast<uint64_t>(INT_MAX)) {
-        return Error("malformed length", base);
-      }
-      if (v > data.size() - pos) return Error("length past the end of the input", base);
-      return pos + v;
-    case WireType::kStartGroup: {
-      if (depth >= kMaxGroupDepth) return Error("groups nested deeper than 100", base);
-      while (true) {
-        if (pos >= data.size()) return Error("unterminated group", base);
-        const size_t at = pos;
-        absl::StatusOr<uint32_t> inner = ReadTag(data, &pos, base);
-        if (!inner.ok()) return inner.status();
-        if ((*inner & 7) == static_cast<uint32_t>(WireType::kEndGroup)) {
-          if ((*inner >> 3) != (tag >> 3)) return Error("mismatched end-group tag", base + at);
-          if (body_end != nullptr) *body_end = at;
-          return pos;
-        }
-        absl::StatusOr<size_t> n = SkipValue(data.substr(pos), *inner, depth + 1, base + pos);
-        if (!n.ok()) return n.status();
-        pos += *n;
-      }
+// Skips a group's body and end tag, from `p` (just after the start-group tag of field `number`) in
+// [p, end); `depth` groups are already open. Returns the byte after the end tag; *body_end (if
+// given) receives the end tag's first byte.
+absl::StatusOr<const char*> SkipGroup(const char* p, const char* end, uint32_t number, int depth,
+                                      const char* origin, const char** body_end = nullptr) {
+  const char* const body = p;
+  if (depth >= kMaxGroupDepth) return Error("groups nested deeper than 100", static_cast<size_t>(body - origin));
+  WireField inner;
+  WireError error;
+  while (true) {
+    if (p >= end) return Error("unterminated group", static_cast<size_t>(body - origin));
+    const char* next = ReadField(p, end, &inner, &error);
+    if (next == nullptr) return FieldError(inner, error, origin);
+    if (inner.wire_type == WireType::kEndGroup) {
+      if (inner.number != number) return Error("mismatched end-group tag", static_cast<size_t>(p - origin));
+      if (body_end != nullptr) *body_end = p;
+      return next;
     }
-    case WireType::kEndGroup:
-      return Error("end-group tag outside a group", base);
+    if (inner.wire_type == WireType::kStartGroup) {
+      absl::StatusOr<const char*> after = SkipGroup(next, end, inner.number, depth + 1, origin);
+      if (!after.ok()) return after.status();
+      next = *after;
+    }
+    p = next;
   }
-  return Error("invalid wire type", base);
+}
+
+// Reads the field at `p` in [p, end), groups included (body skipped with upstream's rules); an
+// end-group tag outside a group is an error. Returns the byte after the field; *body_end (if given)
+// receives a group's end tag.
+absl::StatusOr<const char*> ReadWholeField(const char* p, const char* end, WireField* field,
+                                           const char* origin, const char** body_end = nullptr) {
+  WireError error;
+  const char* next = ReadField(p, end, field, &error);
+  if (next == nullptr) return FieldError(*field, error, origin);
+  if (field->wire_type == WireType::kStartGroup) {
+    return SkipGroup(next, end, field->number, 0, origin, body_end);
+  }
+  if (field->wire_type == WireType::kEndGroup) {
+    return Error("end-group tag outside a group", static_cast<size_t>(field->tag - origin));
+  }
+  return next;
 }
 
 }  // namespace
 
 absl::StatusOr<size_t> SkipField(absl::string_view data, uint32_t tag, int depth) {
-  return SkipValue(data, tag, depth, 0);
+  const char* const begin = data.data();
+  const char* const end = begin + data.size();
+  WireField field;
+  field.tag = begin;
+  field.number = tag >> 3;
+  field.wire_type = static_cast<WireType>(tag & 7);
+  const char* after = nullptr;
+  switch (field.wire_type) {
+    case WireType::kStartGroup: {
+      absl::StatusOr<const char*> group = SkipGroup(begin, end, field.number, depth, begin);
+      if (!group.ok()) return group.status();
+      after = *group;
+      break;
+    }
+    case WireType::kEndGroup:
+      return Error("end-group tag outside a group", 0);
+    case WireType::kVarint:
+    case WireType::kFixed64:
+    case WireType::kLengthDelimited:
+    case WireType::kFixed32: {
+      WireError error;
+      after = internal::ReadValue(begin, end, &field, &error);
+      if (after == nullptr) return Error(internal::WireErrorText(error), 0);
+      break;
+    }
+    default:
+      return Error("invalid wire type", 0);
+  }
+  return static_cast<size_t>(after - begin);
 }
 
 bool FieldReader::Next(Field* field) {
   if (!status_.ok() || pos_ >= bytes_.size()) return false;
-  const size_t start = pos_;
-  absl::StatusOr<uint32_t> tag = ReadTag(bytes_, &pos_, 0);
-  if (!tag.ok()) {
-    status_ = tag.status();
+  const char* const origin = bytes_.data();
+  WireField f;
+  const char* body_end = nullptr;
+  absl::StatusOr<const char*> next =
+      ReadWholeField(origin + pos_, origin + bytes_.size(), &f, origin, &body_end);
+  if (!next.ok()) {
+    status_ = next.status();
     return false;
   }
-  const size_t value_start = pos_;
-  size_t body_end = 0;
-  absl::StatusOr<size_t> n = SkipValue(bytes_.substr(value_start), *tag, 0, value_start, &body_end);
-  if (!n.ok()) {
-    status_ = n.status();
-    return false;
-  }
-  pos_ = value_start + *n;
-  field->number = *tag >> 3;
-  field->wire_type = static_cast<WireType>(*tag & 7);
-  field->offset = start;
-  field->raw = bytes_.substr(start, pos_ - start);
-  field->varint = 0;
-  field->data = absl::string_view();
-  const absl::string_view value = bytes_.substr(value_start, *n);
-  size_t p = 0;
-  uint64_t v = 0;
-  switch (field->wire_type) {
-    case WireType::kVarint:
-      ReadVarint(value, &p, 10, &v);
-      field->varint = v;
-      break;
+  field->number = f.number;
+  field->wire_type = f.wire_type;
+  field->offset = pos_;
+  field->raw = absl::string_view(f.tag, static_cast<size_t>(*next - f.tag));
+  field->varint = f.wire_type == WireType::kVarint ? f.varint : 0;
+  switch (f.wire_type) {
     case WireType::kFixed32:
     case WireType::kFixed64:
-      field->data = value;
+      field->data = absl::string_view(f.value, static_cast<size_t>(f.end - f.value));
       break;
     case WireType::kLengthDelimited:
-      ReadVarint(value, &p, 5, &v);
-      field->data = value.substr(p);
+      field->data = absl::string_view(f.payload, static_cast<size_t>(f.varint));
       break;
     case WireType::kStartGroup:
-      field->data = value.substr(0, body_end);
+      field->data = absl::string_view(f.value, static_cast<size_t>(body_end - f.value));
       break;
-    case WireType::kEndGroup:
+    default:
+      field->data = absl::string_view();
       break;
   }
+  pos_ = static_cast<size_t>(*next - origin);
   return true;
 }
 
 absl::StatusOr<std::vector<Field>> FindField(absl::string_view message, uint32_t number) {
-  // A tight loop over raw pointers for the common wire types; groups, errors and the matches go
-  // through the general reader (the same validation, so the same accept/reject decision).
+  // The walker over raw pointers for every field; the matches and groups go through the reader
+  // (for the Field view and the group body), errors are named as the reader names them.
   std::vector<Field> found;
   const char* const begin = message.data();
   const char* const end = begin + message.size();
   const char* p = begin;
+  WireField f;
+  WireError error;
   while (p < end) {
-    const char* const field_start = p;
-    uint64_t tag;
-    if (static_cast<uint8_t>(*p) < 0x80) {
-      tag = static_cast<uint8_t>(*p++);
-    } else {
-      size_t pos = static_cast<size_t>(p - begin);
-      if (!ReadVarint(message, &pos, 5, &tag)) break;  // The general reader reports it.
-      tag &= UINT32_MAX;
-      p = begin + pos;
-    }
-    const uint32_t field = static_cast<uint32_t>(tag >> 3);
-    const uint32_t wire = static_cast<uint32_t>(tag & 7);
-    if (field == 0 || field == number || wire == 3 || wire > 5) {
-      // Matches, groups and errors: the general reader, from this field.
-      FieldReader reader(message.substr(static_cast<size_t>(field_start - begin)));
-      Field f;
-      if (!reader.Next(&f)) {
+    const char* next = ReadField(p, end, &f, &error);
+    if (next == nullptr) return FieldError(f, error, begin);
+    if (f.number == number || f.wire_type == WireType::kStartGroup ||
+        f.wire_type == WireType::kEndGroup) {
+      FieldReader reader(message.substr(static_cast<size_t>(p - begin)));
+      Field field;
+      if (!reader.Next(&field)) {
         return absl::Status(reader.status().code(),
                             absl::StrCat(reader.status().message(), " (field at byte offset ",
-                                         field_start - begin, ")"));
+                                         p - begin, ")"));
       }
-      f.offset += static_cast<size_t>(field_start - begin);
-      if (f.number == number) found.push_back(f);
-      p = field_start + f.raw.size();
-      continue;
+      field.offset += static_cast<size_t>(p - begin);
+      if (field.number == number) found.push_back(field);
+      next = p + field.raw.size();
     }
-    size_t pos = static_cast<size_t>(p - begin);
-    uint64_t v;
-    switch (wire) {
-      case 0:
-        if (p < end && static_cast<uint8_t>(*p) < 0x80) {
-          ++p;
-          continue;
-        }
-        if (!ReadVarint(message, &pos, 10, &v)) return Error("malformed varint", pos);
-        p = begin + pos;
-        continue;
-      case 1:
-        if (end - p < 8) return Error("truncated fixed64", static_cast<size_t>(p - begin));
-        p += 8;
-        continue;
-      case 5:
-        if (end - p < 4) return Error("truncated fixed32", static_cast<size_t>(p - begin));
-        p += 4;
-        continue;
-      case 2:
-        if (p < end && static_cast<uint8_t>(*p) < 0x80) {  // One-byte length.
-          v = static_cast<uint8_t>(*p);
-          if (v > static_cast<uint64_t>(end - p - 1)) {
-            return Error("length past the end of the input", static_cast<size_t>(p - begin));
-          }
-          p += 1 + v;
-          continue;
-        }
-        if (!ReadVarint(message, &pos, 5, &v) || v > static_cast<uint64_t>(INT_MAX)) {
-          return Error("malformed length", static_cast<size_t>(p - begin));
-        }
-        if (v > message.size() - pos) return Error("length past the end of the input", static_cast<size_t>(p - begin));
-        p = begin + pos + v;
-        continue;
-      default:  // 4: end group outside a group.
-        return Error("end-group tag outside a group", static_cast<size_t>(field_start - begin));
-    }
-  }
-  if (p < end) {
-    // A malformed tag: let the general reader name it.
-    FieldReader reader(message.substr(static_cast<size_t>(p - begin)));
-    Field f;
-    reader.Next(&f);
-    return absl::Status(reader.status().code(),
-                        absl::StrCat(reader.status().message(), " (field at byte offset ", p - begin, ")"));
+    p = next;
   }
   return found;
 }

@@ -14,7 +14,7 @@
 #include "google/protobuf/reflection.h"
 #include "pbaccel/field_reader.h"
 #include "pbaccel/internal/message_plan.h"
-#include "pbaccel/internal/wire.h"
+#include "pbaccel/internal/wire_walker.h"
 #include "pbaccel/packed_varint.h"
 
 namespace pbaccel {
@@ -24,7 +24,6 @@ using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 using google::protobuf::Reflection;
 using internal::FieldAction;
-using internal::ReadVarint;
 using internal::MessagePlan;
 using internal::VarintFormat;
 
@@ -54,61 +53,38 @@ class Parser {
     // Nothing to accelerate in this type: one upstream call, no walk.
     if (!plan.accelerates) return Upstream(p, end, msg, budget);
     const char* run = p;  // Start of the fields not yet handed over.
+    internal::WireField field;
+    internal::WireError error;
     while (p < end) {
-      const char* field_start = p;
-      uint64_t tag;
-      p = ReadVarint(p, end, 5, &tag);
-      if (p == nullptr || tag > UINT32_MAX || (tag >> 3) == 0) break;  // Upstream decides.
-      const uint32_t number = static_cast<uint32_t>(tag >> 3);
-      uint64_t len;
-      switch (tag & 7) {
-        case 0:
-          p = ReadVarint(p, end, 10, &len);
-          break;
-        case 1:
-          p = end - p >= 8 ? p + 8 : nullptr;
-          break;
-        case 5:
-          p = end - p >= 4 ? p + 4 : nullptr;
-          break;
-        case 3: {
-          // The field reader's group skipping (nested groups, matching end tags); anything it
-          // rejects is left to upstream with the rest.
-          const absl::StatusOr<size_t> n =
-              SkipField(absl::string_view(p, static_cast<size_t>(end - p)), static_cast<uint32_t>(tag));
-          p = n.ok() ? p + *n : nullptr;
-          break;
+      p = internal::ReadField(p, end, &field, &error);
+      if (p == nullptr) break;  // Malformed: upstream decides, and names it.
+      if (field.wire_type == WireType::kStartGroup) {
+        // The field reader's group skipping (nested groups, matching end tags); anything it
+        // rejects is left to upstream with the rest.
+        const absl::StatusOr<size_t> n = SkipField(
+            absl::string_view(p, static_cast<size_t>(end - p)), (field.number << 3) | 3);
+        p = n.ok() ? p + *n : nullptr;
+      } else if (field.wire_type == WireType::kEndGroup) {
+        p = nullptr;  // End-group outside a group: upstream rejects.
+      } else if (field.wire_type == WireType::kLengthDelimited) {
+        const FieldAction* action = plan.Find(field.number);
+        if (action == nullptr || action->kind == FieldAction::kUpstream ||
+            !Worthwhile(*action, field.varint, budget)) {
+          continue;
         }
-        case 2: {
-          p = ReadVarint(p, end, 5, &len);
-          if (p == nullptr || len > static_cast<uint64_t>(end - p) || len > INT_MAX) {
-            p = nullptr;
-            break;
-          }
-          const char* payload = p;
-          p += len;
-          const FieldAction* action = plan.Find(number);
-          if (action == nullptr || action->kind == FieldAction::kUpstream) break;
-          if (!Worthwhile(*action, len, budget)) break;
-          // Hand over the fields before this one, then take this one.
-          if (run < field_start) {
-            absl::Status s = Upstream(run, field_start, msg, budget);
-            if (!s.ok()) return s;
-          }
-          absl::Status s = Take(*action, payload, p, msg, budget);
+        // Hand over the fields before this one, then take this one.
+        if (run < field.tag) {
+          absl::Status s = Upstream(run, field.tag, msg, budget);
           if (!s.ok()) return s;
-          run = p;
-          break;
         }
-        default:
-          p = nullptr;  // End-group outside a group, or wire type 6/7: upstream rejects.
-          break;
+        absl::Status s = Take(*action, field.payload, p, msg, budget);
+        if (!s.ok()) return s;
+        run = p;
       }
       if (p == nullptr) break;
     }
     // The rest, malformed or not, goes to upstream, which accepts or rejects it as a whole parse
     // would.
-    if (p == nullptr) p = end;
     return run < end ? Upstream(run, end, msg, budget) : absl::OkStatus();
   }
 

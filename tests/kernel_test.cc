@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "bench/packed_input.h"
-#include "bench/workloads.h"
+#include "pbaccel/testing/wire_builder.h"
+#include "pbaccel/testing/workloads.h"
 #include "gtest/gtest.h"
 #include "pbaccel/cpu_features.h"
 #include "pbaccel/internal/kernel_registry.h"
@@ -288,13 +288,13 @@ TEST_P(KernelTest, RandomBytesAgreeWithUpstream) {
 
 // --- Workloads ----------------------------------------------------------------------------------
 
-using bench::FormatFor;  // The format a workload's field type decodes with.
+using testing::FormatFor;  // The format a workload's field type decodes with.
 
 TEST_P(KernelTest, EveryWorkloadEveryLengthUpTo300) {
   for (const workloads::PayloadWorkload& w : workloads::PayloadWorkloads()) {
     std::mt19937_64 rng(42);
     for (size_t n = 0; n <= 300; ++n) {
-      const std::string payload = workloads::EncodePacked(workloads::GenerateWireValues(w, n, rng));
+      const std::string payload = testing::EncodePacked(workloads::GenerateWireValues(w, n, rng));
       Check(FormatFor(w.type), payload, false);
       if (n % 7 == 0) {
         Check(FormatFor(w.type), payload, true);
@@ -308,7 +308,7 @@ TEST_P(KernelTest, EveryWorkloadEveryLengthUpTo300) {
 TEST_P(KernelTest, EveryWorkloadLarge) {
   for (const workloads::PayloadWorkload& w : workloads::PayloadWorkloads()) {
     for (size_t n : {4096, 100000}) {
-      const std::string payload = workloads::EncodePacked(workloads::GenerateWireValues(w, n));
+      const std::string payload = testing::EncodePacked(workloads::GenerateWireValues(w, n));
       Check(FormatFor(w.type), payload, false);
       Check(FormatFor(w.type), payload, true, /*check_upstream=*/false);
       Check(VarintFormat::kDeltaUInt64, payload, false, /*check_upstream=*/false);
@@ -324,7 +324,7 @@ TEST_P(KernelTest, ChunkedDecodingResumesExactly) {
   std::mt19937_64 rng(3);
   for (const char* name : {"W2", "len1to10", "int32neg25", "1byte", "bool"}) {
     const workloads::PayloadWorkload& w = *workloads::FindPayloadWorkload(name);
-    const std::string payload = workloads::EncodePacked(workloads::GenerateWireValues(w, 500, rng));
+    const std::string payload = testing::EncodePacked(workloads::GenerateWireValues(w, 500, rng));
     const absl::string_view guarded = guard_.CopyFlushEnd(payload);
     const uint8_t* begin = reinterpret_cast<const uint8_t*>(guarded.data());
     const uint8_t* end = begin + guarded.size();

@@ -12,7 +12,8 @@
 #include <vector>
 
 #include "absl/strings/cord.h"
-#include "bench/workloads.h"
+#include "pbaccel/testing/wire_builder.h"
+#include "pbaccel/testing/workloads.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/dynamic_message.h"
@@ -55,11 +56,11 @@ TEST(MessageParserTest, ClosedEnumOutOfRangeGoesToUnknownFieldsLikeUpstream) {
   // Closed-enum records between packed fields the kernels take (the message is large enough to be
   // walked), so the hand-over to upstream must keep their unknown values in wire order.
   std::string enums;
-  for (int v : {0, 1, 5, 2, 1000, 5, 1, 0, 7, 1}) workloads::AppendVarint(v, &enums);
+  for (int v : {0, 1, 5, 2, 1000, 5, 1, 0, 7, 1}) testing::AppendVarint(v, &enums);
   const std::string ints(200, '\x05');  // p_int32: 200 values, taken by a kernel.
   std::string bytes;
   for (int i = 0; i < 3; ++i) {
-    bytes += workloads::WrapAsPackedField(10, ints) + workloads::WrapAsPackedField(17, enums);
+    bytes += testing::WrapAsPackedField(10, ints) + testing::WrapAsPackedField(17, enums);
   }
   ASSERT_GE(bytes.size(), kSmallMessageBytes);
   EXPECT_EQ(CompareWithUpstream(bytes, test2::Everything()), "");
@@ -152,7 +153,7 @@ TEST(MessageParserTest, ErrorsNameFieldAndOffset) {
   // decoded by a kernel, at the top level and inside a submessage.
   std::string payload(kSmallMessageBytes + 100, '\x01');  // Big enough to be walked.
   payload += "\x80\x80";                                  // Ends mid-varint.
-  const std::string bytes = workloads::WrapAsPackedField(4, payload);  // Batch.scores
+  const std::string bytes = testing::WrapAsPackedField(4, payload);  // Batch.scores
   bench::Batch msg;
   absl::Status s = ParseMessage(bytes, &msg);
   ASSERT_FALSE(s.ok());
@@ -160,7 +161,7 @@ TEST(MessageParserTest, ErrorsNameFieldAndOffset) {
   EXPECT_THAT(std::string(s.message()), HasSubstr("byte offset"));
   EXPECT_FALSE(bench::Batch().ParseFromString(bytes));
 
-  const std::string nested = workloads::WrapAsPackedField(3, workloads::WrapAsPackedField(2, payload));
+  const std::string nested = testing::WrapAsPackedField(3, testing::WrapAsPackedField(2, payload));
   s = ParseMessage(nested, &msg);  // Batch.postings[0].doc_deltas
   EXPECT_THAT(std::string(s.message()), HasSubstr("pbaccel.bench.Posting.doc_deltas"));
   EXPECT_FALSE(bench::Batch().ParseFromString(nested));

@@ -13,7 +13,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "bench/workloads.h"
+#include "pbaccel/testing/wire_builder.h"
+#include "pbaccel/testing/workloads.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "pbaccel/pbaccel.h"
@@ -141,7 +142,7 @@ TEST_P(PackedVarintApiTest, WorkloadsSmallAndLarge) {
   for (const workloads::PayloadWorkload& w : workloads::PayloadWorkloads()) {
     std::mt19937_64 rng(5);
     for (size_t n : {0, 1, 2, 3, 5, 8, 15, 16, 17, 64, 1000, 70000}) {
-      const std::string payload = workloads::EncodePacked(workloads::GenerateWireValues(w, n, rng));
+      const std::string payload = testing::EncodePacked(workloads::GenerateWireValues(w, n, rng));
       // Upstream first: the expectation itself must be upstream's.
       ASSERT_TRUE(UpstreamDecode(VarintFormat::kUInt64, payload).has_value());
       CheckAllTypes(payload, false);
@@ -189,7 +190,7 @@ TEST_P(PackedVarintApiTest, DeltaIsThePrefixSumFromInitial) {
   const workloads::PayloadWorkload& w = *workloads::FindPayloadWorkload("W2");
   for (size_t n : {0, 1, 7, 15, 64, 5000}) {
     const std::vector<uint64_t> gaps = workloads::GenerateWireValues(w, n);
-    const std::string payload = workloads::EncodePacked(gaps);
+    const std::string payload = testing::EncodePacked(gaps);
     RepeatedField<uint32_t> ids32;
     RepeatedField<uint64_t> ids64;
     ASSERT_TRUE(DecodePackedDeltaUInt32(payload, &ids32, 1000).ok());
@@ -208,7 +209,7 @@ TEST_P(PackedVarintApiTest, DeltaIsThePrefixSumFromInitial) {
     }
   }
   // Into reused fields whose capacity runs out part way: the running sum carries across.
-  const std::string payload = workloads::EncodePacked(workloads::GenerateWireValues(w, 3000));
+  const std::string payload = testing::EncodePacked(workloads::GenerateWireValues(w, 3000));
   RepeatedField<uint32_t> whole;
   ASSERT_TRUE(DecodePackedDeltaUInt32(payload, &whole, 7).ok());
   for (int spare : {1, 17, 1000, 2999, 3000}) {
@@ -232,7 +233,7 @@ TEST_P(PackedVarintApiTest, EnumMatchesUpstreamOpenEnumField) {
   }
   for (int i = 0; i < 3; ++i) payload += payload;
   test::PackedFields msg;
-  ASSERT_TRUE(msg.ParseFromString(workloads::WrapAsPackedField(8, payload)));
+  ASSERT_TRUE(msg.ParseFromString(testing::WrapAsPackedField(8, payload)));
   RepeatedField<int> field;
   ASSERT_TRUE(DecodePackedEnum(payload, &field).ok());
   ASSERT_EQ(field.size(), msg.enums_size());
@@ -241,7 +242,7 @@ TEST_P(PackedVarintApiTest, EnumMatchesUpstreamOpenEnumField) {
 
 TEST_P(PackedVarintApiTest, ReservesExactlyOnceForAnEmptyField) {
   const std::string payload =
-      workloads::EncodePacked(workloads::GenerateWireValues(*workloads::FindPayloadWorkload("W4"), 777));
+      testing::EncodePacked(workloads::GenerateWireValues(*workloads::FindPayloadWorkload("W4"), 777));
   RepeatedField<uint32_t> field;
   ASSERT_TRUE(DecodePackedUInt32(payload, &field).ok());
   EXPECT_EQ(field.size(), 777);

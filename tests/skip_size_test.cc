@@ -12,7 +12,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "bench/workloads.h"
+#include "pbaccel/testing/wire_builder.h"
+#include "pbaccel/testing/workloads.h"
 #include "google/protobuf/empty.pb.h"
 #include "google/protobuf/unknown_field_set.h"
 #include "google/protobuf/wire_format_lite.h"
@@ -149,7 +150,7 @@ TEST_P(SkipSizeTest, CountAndSkipAgreeWithAReference) {
 
 TEST_P(SkipSizeTest, PackedViewMatchesTheDecoder) {
   const std::vector<uint64_t> wire = workloads::GenerateWireValues(*workloads::FindPayloadWorkload("W4"), 1000);
-  const std::string payload = workloads::EncodePacked(wire);
+  const std::string payload = testing::EncodePacked(wire);
   PackedView<PackedType::kUInt32> view(payload);
   EXPECT_EQ(view.size(), 1000u);
   size_t i = 0;

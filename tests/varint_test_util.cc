@@ -9,81 +9,13 @@
 #include <cstring>
 #include <string>
 
-#include "bench/workloads.h"
+#include "pbaccel/testing/wire_builder.h"
+#include "pbaccel/testing/workloads.h"
 #include "gtest/gtest.h"
 #include "proto/packed_fields.pb.h"
 
 namespace pbaccel {
 namespace testing {
-
-const std::vector<VarintFormat>& AllFormats() {
-  static const auto* const formats = new std::vector<VarintFormat>{
-      VarintFormat::kInt32,  VarintFormat::kUInt32,      VarintFormat::kSInt32,
-      VarintFormat::kInt64,  VarintFormat::kUInt64,      VarintFormat::kSInt64,
-      VarintFormat::kBool,   VarintFormat::kDeltaUInt32, VarintFormat::kDeltaUInt64,
-  };
-  return *formats;
-}
-
-const char* FormatName(VarintFormat format) {
-  switch (format) {
-    case VarintFormat::kInt32: return "int32";
-    case VarintFormat::kUInt32: return "uint32";
-    case VarintFormat::kSInt32: return "sint32";
-    case VarintFormat::kInt64: return "int64";
-    case VarintFormat::kUInt64: return "uint64";
-    case VarintFormat::kSInt64: return "sint64";
-    case VarintFormat::kBool: return "bool";
-    case VarintFormat::kDeltaUInt32: return "delta_uint32";
-    case VarintFormat::kDeltaUInt64: return "delta_uint64";
-  }
-  return "?";
-}
-
-size_t OutputSize(VarintFormat format) {
-  switch (format) {
-    case VarintFormat::kInt32:
-    case VarintFormat::kUInt32:
-    case VarintFormat::kSInt32:
-    case VarintFormat::kDeltaUInt32:
-      return 4;
-    case VarintFormat::kBool:
-      return 1;
-    default:
-      return 8;
-  }
-}
-
-std::string Varint(uint64_t value, int length) {
-  std::string out;
-  for (int i = 0; i < length; ++i) {
-    uint8_t byte = value & 0x7F;
-    value = i == 9 ? 0 : value >> 7;
-    if (i + 1 < length) byte |= 0x80;
-    out.push_back(static_cast<char>(byte));
-  }
-  EXPECT_EQ(value, 0u) << "value does not fit in " << length << " bytes";
-  return out;
-}
-
-std::string Varint(uint64_t value) {
-  std::string out;
-  workloads::AppendVarint(value, &out);
-  return out;
-}
-
-std::string OverlongVarint(int length) {
-  std::string out(length, '\x80');
-  out.back() = 0x01;
-  return out;
-}
-
-std::string TenByteVarint(uint64_t low63, uint8_t last) {
-  std::string out = Varint(low63 & ((uint64_t{1} << 63) - 1), 10);
-  out.resize(9);
-  out.push_back(static_cast<char>(last));
-  return out;
-}
 
 namespace {
 
@@ -96,9 +28,9 @@ uint64_t Convert(VarintFormat format, uint64_t v) {
     case VarintFormat::kDeltaUInt32:
       return static_cast<uint32_t>(v);
     case VarintFormat::kSInt32:
-      return static_cast<uint64_t>(static_cast<int64_t>(workloads::ZigZagDecode32(v)));
+      return static_cast<uint64_t>(static_cast<int64_t>(testing::ZigZagDecode32(v)));
     case VarintFormat::kSInt64:
-      return static_cast<uint64_t>(workloads::ZigZagDecode64(v));
+      return static_cast<uint64_t>(testing::ZigZagDecode64(v));
     case VarintFormat::kBool:
       return v != 0;
     default:
@@ -189,7 +121,7 @@ std::optional<std::vector<uint64_t>> UpstreamDecode(VarintFormat format,
     case VarintFormat::kBool: field_number = 7; break;
   }
   test::PackedFields msg;
-  if (!msg.ParseFromString(workloads::WrapAsPackedField(field_number, payload))) {
+  if (!msg.ParseFromString(testing::WrapAsPackedField(field_number, payload))) {
     return std::nullopt;
   }
   std::vector<uint64_t> out;

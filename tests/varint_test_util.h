@@ -2,7 +2,6 @@
 //
 // varint_test_util.h: what the decoding tests share.
 //
-//   * a wire builder that forces varint lengths (non-canonical, 10-byte, over-long);
 //   * the oracle: upstream protobuf's ParseFromString of the payload as a packed field of
 //     proto/packed_fields.proto, plus an independent varint splitter that says where and why a
 //     payload is malformed (upstream only says whether) and applies strict mode's rules;
@@ -19,31 +18,14 @@
 
 #include "absl/strings/string_view.h"
 #include "parsers/kernel_abi.h"
+#include "pbaccel/testing/formats.h"       // IWYU pragma: export
+#include "pbaccel/testing/wire_builder.h"  // IWYU pragma: export
 
 namespace pbaccel {
 namespace testing {
 
 using internal::DecodeStatus;
 using internal::VarintFormat;
-
-// Every VarintFormat, for loops.
-const std::vector<VarintFormat>& AllFormats();
-const char* FormatName(VarintFormat format);
-// Size in bytes of one output element of the format.
-size_t OutputSize(VarintFormat format);
-
-// `value`'s LEB128 encoding padded to exactly `length` bytes (1..10) with continuation bytes of
-// zero payload, i.e. non-canonical when longer than needed. REQUIRES: value fits in `length`
-// bytes (a 10-byte encoding's last byte is value >> 63, so every value fits in 10).
-std::string Varint(uint64_t value, int length);
-// Canonical encoding.
-std::string Varint(uint64_t value);
-// A varint that never ends within 10 bytes: `length` (>= 11) bytes, all but the last with the
-// continuation bit set.
-std::string OverlongVarint(int length);
-// A 10-byte varint whose 10th byte is `last` (< 0x80): values above 1 carry bits past bit 63,
-// which lenient mode drops and strict mode rejects.
-std::string TenByteVarint(uint64_t low63, uint8_t last);
 
 // The expected outcome of decoding a payload in a format, as every kernel must report it.
 struct Expected {

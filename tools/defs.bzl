@@ -18,7 +18,7 @@ interleaved), derives malformed variants (truncation, bit flips, over-long varin
 wrong wire types, broken groups, field numbers 0 and 2^29, nesting past the recursion limit), and
 checks upstream and pbaccel agree on every input under every kernel the CPU supports: same
 accept/reject decision, MessageDifferencer::Equals, identical re-serialization.
-(lib/pbaccel/testing/differential.h documents the checker.)
+(testing/differential.h documents the checker.)
 """
 
 def pbaccel_differential_test(name, deps, messages, iterations = 100, seed = 42, size = "medium", **kwargs):

@@ -25,17 +25,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "pbaccel/wire_type.h"  // IWYU pragma: export
 
 namespace pbaccel {
 
-enum class WireType : uint8_t {
-  kVarint = 0,
-  kFixed64 = 1,
-  kLengthDelimited = 2,
-  kStartGroup = 3,
-  kEndGroup = 4,
-  kFixed32 = 5,
-};
 
 // One field, viewing into the message bytes (valid while they are).
 struct Field {

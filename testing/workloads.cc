@@ -1,6 +1,6 @@
 // Copyright 2026 The pbaccel Authors.
 
-#include "bench/workloads.h"
+#include "pbaccel/testing/workloads.h"
 
 #include <climits>
 #include <cstdint>
@@ -130,29 +130,6 @@ std::vector<uint64_t> GenerateWireValues(const PayloadWorkload& workload, size_t
                                          uint64_t seed) {
   std::mt19937_64 rng(seed);
   return GenerateWireValues(workload, n, rng);
-}
-
-void AppendVarint(uint64_t value, std::string* out) {
-  while (value >= 0x80) {
-    out->push_back(static_cast<char>(value | 0x80));
-    value >>= 7;
-  }
-  out->push_back(static_cast<char>(value));
-}
-
-std::string EncodePacked(absl::Span<const uint64_t> values) {
-  std::string out;
-  out.reserve(values.size() * 2);
-  for (uint64_t v : values) AppendVarint(v, &out);
-  return out;
-}
-
-std::string WrapAsPackedField(int field_number, absl::string_view payload) {
-  std::string out;
-  AppendVarint((static_cast<uint64_t>(field_number) << 3) | 2, &out);
-  AppendVarint(payload.size(), &out);
-  out.append(payload.data(), payload.size());
-  return out;
 }
 
 }  // namespace workloads

@@ -1,7 +1,8 @@
 // Copyright 2026 The pbaccel Authors.
 //
-// workloads.h: the benchmark data distributions of ../shared/WORKLOADS.md, as a library shared by
-// the benchmarks and the tests, so every number and every test input comes from the same place.
+// workloads.h: the benchmark data distributions (docs/workloads.md, from ../shared/WORKLOADS.md), as a
+// library shared by the benchmarks, the tests and the differential kit, so every number and every
+// test input comes from the same place. Encoding the values is wire_builder.h's job.
 //
 // A payload workload is a distribution of encoded byte lengths: to draw a value, pick a length L
 // from the distribution, then a value uniformly among those whose LEB128 encoding is exactly L
@@ -9,8 +10,8 @@
 // Generation is deterministic for a given seed (default 42) on every platform: it uses
 // std::mt19937_64 and its own range reduction, never std::uniform_int_distribution.
 
-#ifndef PBACCEL_BENCH_WORKLOADS_H_
-#define PBACCEL_BENCH_WORKLOADS_H_
+#ifndef PBACCEL_TESTING_WORKLOADS_H_
+#define PBACCEL_TESTING_WORKLOADS_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -57,33 +58,7 @@ std::vector<uint64_t> GenerateWireValues(const PayloadWorkload& workload, size_t
 std::vector<uint64_t> GenerateWireValues(const PayloadWorkload& workload, size_t n,
                                          uint64_t seed = 42);
 
-// Appends the canonical (shortest) LEB128 encoding of `value`.
-void AppendVarint(uint64_t value, std::string* out);
-
-// The packed payload of `values`: their canonical varints, concatenated.
-std::string EncodePacked(absl::Span<const uint64_t> values);
-
-// A serialized message holding `payload` as packed field `field_number`: tag (wire type 2),
-// length, payload.
-std::string WrapAsPackedField(int field_number, absl::string_view payload);
-
-// ZigZag encodings and decodings, as protobuf's WireFormatLite defines them. The 32-bit decoding
-// reads the low 32 bits of a wire value.
-inline uint64_t ZigZagEncode32(int32_t v) {
-  return static_cast<uint32_t>((static_cast<uint32_t>(v) << 1) ^ static_cast<uint32_t>(v >> 31));
-}
-inline uint64_t ZigZagEncode64(int64_t v) {
-  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
-}
-inline int32_t ZigZagDecode32(uint64_t wire) {
-  const uint32_t n = static_cast<uint32_t>(wire);
-  return static_cast<int32_t>((n >> 1) ^ (~(n & 1) + 1));
-}
-inline int64_t ZigZagDecode64(uint64_t wire) {
-  return static_cast<int64_t>((wire >> 1) ^ (~(wire & 1) + 1));
-}
-
 }  // namespace workloads
 }  // namespace pbaccel
 
-#endif  // PBACCEL_BENCH_WORKLOADS_H_
+#endif  // PBACCEL_TESTING_WORKLOADS_H_

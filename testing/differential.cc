@@ -1,0 +1,145 @@
+// Copyright 2026 The pbaccel Authors.
+
+#include "pbaccel/testing/differential.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "google/protobuf/stubs/logging.h"
+#include "google/protobuf/util/field_comparator.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "pbaccel/kernels.h"
+#include "pbaccel/message_parser.h"
+#include "pbaccel/testing/wire_builder.h"
+
+namespace pbaccel {
+namespace testing {
+namespace {
+
+using google::protobuf::Descriptor;
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+
+std::string Hex(absl::string_view bytes) {
+  return absl::BytesToHexString(bytes.substr(0, 256)) + (bytes.size() > 256 ? "..." : "");
+}
+
+}  // namespace
+
+std::string DeterministicSerialization(const Message& m) {
+  std::string out;
+  {
+    google::protobuf::io::StringOutputStream stream(&out);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    m.SerializePartialToCodedStream(&coded);
+  }
+  return out;
+}
+
+std::string CompareWithUpstream(absl::string_view bytes, const Message& prototype) {
+  google::protobuf::LogSilencer quiet;  // Upstream logs missing required fields.
+  std::unique_ptr<Message> partial(prototype.New());
+  const bool partial_ok = partial->ParsePartialFromString(std::string(bytes));
+  std::unique_ptr<Message> full(prototype.New());
+  const bool full_ok = full->ParseFromString(std::string(bytes));
+  const std::string expected = partial_ok ? DeterministicSerialization(*partial) : "";
+  google::protobuf::util::DefaultFieldComparator comparator;
+  comparator.set_treat_nan_as_equal(true);
+  google::protobuf::util::MessageDifferencer differencer;
+  differencer.set_field_comparator(&comparator);
+  for (absl::string_view kernel : SupportedKernels()) {
+    ScopedKernelOverride force(kernel);
+    std::unique_ptr<Message> ours(prototype.New());
+    const absl::Status s = ParsePartialMessage(bytes, ours.get());
+    const std::string where = absl::StrCat("kernel ", kernel, ", ", prototype.GetDescriptor()->full_name(),
+                                           ", input ", Hex(bytes), ": ");
+    if (s.ok() != partial_ok) {
+      return absl::StrCat(where, "upstream ", partial_ok ? "accepts" : "rejects", ", pbaccel says ",
+                          s.ToString());
+    }
+    if (partial_ok) {
+      if (!differencer.Compare(*partial, *ours)) {
+        std::string report;
+        google::protobuf::util::MessageDifferencer reporter;
+        reporter.set_field_comparator(&comparator);
+        reporter.ReportDifferencesToString(&report);
+        reporter.Compare(*partial, *ours);
+        return absl::StrCat(where, "messages differ: ", report);
+      }
+      const std::string got = DeterministicSerialization(*ours);
+      if (got != expected) {
+        size_t at = 0;
+        while (at < got.size() && at < expected.size() && got[at] == expected[at]) ++at;
+        return absl::StrCat(where, "re-serialized bytes differ from byte ", at, " of ",
+                            expected.size(), " (pbaccel ", got.size(), " bytes): upstream ",
+                            Hex(absl::string_view(expected).substr(at > 8 ? at - 8 : 0, 40)),
+                            " pbaccel ", Hex(absl::string_view(got).substr(at > 8 ? at - 8 : 0, 40)));
+      }
+    }
+    std::unique_ptr<Message> ours_full(prototype.New());
+    const absl::Status sf = ParseMessage(bytes, ours_full.get());
+    if (sf.ok() != full_ok) {
+      return absl::StrCat(where, "(required fields) upstream ", full_ok ? "accepts" : "rejects",
+                          ", pbaccel says ", sf.ToString());
+    }
+  }
+  return "";
+}
+
+DifferentialReport RunDifferential(const Message& prototype, const DifferentialOptions& options) {
+  DifferentialReport report;
+  std::mt19937_64 rng(options.seed);
+  auto check = [&](absl::string_view bytes, bool malformed) {
+    (malformed ? report.malformed_cases : report.valid_cases)++;
+    std::unique_ptr<Message> probe(prototype.New());
+    if (!probe->ParsePartialFromString(std::string(bytes))) report.rejected++;
+    std::string diff = CompareWithUpstream(bytes, prototype);
+    if (!diff.empty() && report.failures.size() < 20) report.failures.push_back(std::move(diff));
+  };
+  for (int i = 0; i < options.iterations; ++i) {
+    std::unique_ptr<Message> msg(prototype.New());
+    FillRandom(msg.get(), rng, options);
+    const std::string bytes = EncodeInterleaved(*msg, rng);
+    check(bytes, false);
+    for (const std::string& m : Mutate(bytes, rng, static_cast<size_t>(options.mutations_per_message))) {
+      check(m, true);
+    }
+    if (i == 0) {  // Truncation at every byte of one message.
+      for (size_t cut = 0; cut < bytes.size() && cut < 4096; ++cut) check(bytes.substr(0, cut), true);
+    }
+  }
+  // Nesting around the recursion limit, through any self-referencing submessage field.
+  const Descriptor* d = prototype.GetDescriptor();
+  for (int i = 0; i < d->field_count(); ++i) {
+    const FieldDescriptor* f = d->field(i);
+    if (f->type() != FieldDescriptor::TYPE_MESSAGE || f->message_type() != d || f->is_map()) continue;
+    for (int depth : {98, 99, 100, 101, 102, 150}) {
+      std::string bytes;
+      // Innermost first: a packed field worth accelerating, then wrap depth times.
+      std::unique_ptr<Message> leaf(prototype.New());
+      std::mt19937_64 leaf_rng(depth);
+      DifferentialOptions flat;
+      flat.max_depth = 0;
+      FillRandom(leaf.get(), leaf_rng, flat);
+      bytes = leaf->SerializePartialAsString();
+      for (int k = 0; k < depth; ++k) {
+        std::string wrapped;
+        AppendTag(static_cast<uint64_t>(f->number()), 2, &wrapped);
+        AppendVarint(bytes.size(), &wrapped);
+        bytes = wrapped + bytes;
+      }
+      check(bytes, true);
+    }
+  }
+  return report;
+}
+
+}  // namespace testing
+}  // namespace pbaccel
