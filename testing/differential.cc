@@ -95,6 +95,13 @@ std::string CompareWithUpstream(absl::string_view bytes, const Message& prototyp
 
 DifferentialReport RunDifferential(const Message& prototype, const DifferentialOptions& options) {
   DifferentialReport report;
+  for (const KernelInfo& k : DescribeKernels()) {
+    if (k.supported) {
+      report.kernels_run.emplace_back(k.name);
+    } else {
+      report.kernels_skipped.push_back(absl::StrCat(k.name, " (", k.missing_features, ")"));
+    }
+  }
   std::mt19937_64 rng(options.seed);
   auto check = [&](absl::string_view bytes, bool malformed) {
     (malformed ? report.malformed_cases : report.valid_cases)++;

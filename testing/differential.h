@@ -38,6 +38,9 @@ struct DifferentialReport {
   size_t valid_cases = 0;      // Valid encodings compared.
   size_t malformed_cases = 0;  // Mutated encodings compared.
   size_t rejected = 0;         // Of all cases, how many upstream rejected (pbaccel must too).
+  std::vector<std::string> kernels_run;      // Every case ran under each of these kernels.
+  std::vector<std::string> kernels_skipped;  // Registered kernels this CPU cannot run, each with
+                                             // the features it lacks: "avx512 (avx512vbmi2)".
   std::vector<std::string> failures;  // Each: what differed, with the input in hex.
 };
 

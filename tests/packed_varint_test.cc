@@ -18,6 +18,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "pbaccel/pbaccel.h"
+#include "pbaccel/testing/every_kernel.h"
 #include "proto/packed_fields.pb.h"
 #include "tests/varint_test_util.h"
 
@@ -44,14 +45,9 @@ uint64_t Bits(T v) {
   }
 }
 
-class PackedVarintApiTest : public ::testing::TestWithParam<std::string> {
+// EveryKernelTest forces GetParam()'s kernel and checks that it is the one running.
+class PackedVarintApiTest : public EveryKernelTest {
  protected:
-  void SetUp() override {
-    override_ = std::make_unique<ScopedKernelOverride>(GetParam());
-    ASSERT_TRUE(override_->ok()) << GetParam();
-    // The override really selects the kernel that runs.
-    ASSERT_EQ(ActiveKernelName(), GetParam());
-  }
 
   template <typename T>
   void Check(VarintFormat f, AppendFn<T> append, SpanFn<T> span, absl::string_view payload,
@@ -134,8 +130,6 @@ class PackedVarintApiTest : public ::testing::TestWithParam<std::string> {
     Check<bool>(F::kBool, &DecodePackedBool, &DecodePackedBool, payload, strict);
     Check<int>(F::kInt32, &DecodePackedEnum, &DecodePackedEnum, payload, strict);
   }
-
-  std::unique_ptr<ScopedKernelOverride> override_;
 };
 
 TEST_P(PackedVarintApiTest, WorkloadsSmallAndLarge) {
@@ -249,17 +243,7 @@ TEST_P(PackedVarintApiTest, ReservesExactlyOnceForAnEmptyField) {
   EXPECT_EQ(field.Capacity(), 777);
 }
 
-std::vector<std::string> SupportedKernelNames() {
-  std::vector<std::string> names;
-  for (absl::string_view n : SupportedKernels()) names.emplace_back(n);
-  return names;
-}
-
-INSTANTIATE_TEST_SUITE_P(SupportedKernels, PackedVarintApiTest,
-                         ::testing::ValuesIn(SupportedKernelNames()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           return info.param;
-                         });
+PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(PackedVarintApiTest);
 
 }  // namespace
 }  // namespace testing

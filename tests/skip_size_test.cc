@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "pbaccel/internal/kernel_registry.h"
 #include "pbaccel/pbaccel.h"
+#include "pbaccel/testing/every_kernel.h"
 #include "pbaccel/testing/differential.h"
 #include "proto/packed_fields.pb.h"
 #include "tests/varint_test_util.h"
@@ -33,14 +34,7 @@ using google::protobuf::internal::WireFormatLite;
 
 size_t ReferenceSize(uint64_t wire) { return Varint(wire).size(); }
 
-class SkipSizeTest : public ::testing::TestWithParam<std::string> {
- protected:
-  void SetUp() override {
-    force_ = std::make_unique<ScopedKernelOverride>(GetParam());
-    ASSERT_TRUE(force_->ok());
-  }
-  std::unique_ptr<ScopedKernelOverride> force_;
-};
+class SkipSizeTest : public EveryKernelTest {};
 
 TEST_P(SkipSizeTest, EncodedSizesMatchUpstream) {
   std::mt19937_64 rng(9);
@@ -245,14 +239,7 @@ TEST_P(SkipSizeTest, FieldReaderAgreesWithUpstream) {
   }
 }
 
-std::vector<std::string> Kernels() {
-  std::vector<std::string> names;
-  for (absl::string_view n : SupportedKernels()) names.emplace_back(n);
-  return names;
-}
-
-INSTANTIATE_TEST_SUITE_P(SupportedKernels, SkipSizeTest, ::testing::ValuesIn(Kernels()),
-                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(SkipSizeTest);
 
 }  // namespace
 }  // namespace testing

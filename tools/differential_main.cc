@@ -12,6 +12,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
 #include "gtest/gtest.h"
@@ -34,8 +35,14 @@ class DifferentialTest : public ::testing::Test {
     const google::protobuf::Message* prototype =
         google::protobuf::MessageFactory::generated_factory()->GetPrototype(d);
     const pbaccel::testing::DifferentialReport report = RunDifferential(*prototype, g_options);
-    std::printf("%s: %zu valid and %zu malformed inputs, %zu rejected by both\n", type_.c_str(),
-                report.valid_cases, report.malformed_cases, report.rejected);
+    std::printf("%s: %zu valid and %zu malformed inputs, %zu rejected by both; kernels run: %s",
+                type_.c_str(), report.valid_cases, report.malformed_cases, report.rejected,
+                absl::StrJoin(report.kernels_run, " ").c_str());
+    if (!report.kernels_skipped.empty()) {
+      std::printf("; skipped, this CPU lacks: %s",
+                  absl::StrJoin(report.kernels_skipped, ", ").c_str());
+    }
+    std::printf("\n");
     EXPECT_GT(report.valid_cases, 0u);
     for (const std::string& f : report.failures) ADD_FAILURE() << f;
   }
