@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
+#include "pbaccel/pbaccel.h"
 #include "pbaccel/testing/wire_builder.h"
 #include "pbaccel/testing/workloads.h"
-#include "pbaccel/pbaccel.h"
 
 namespace pbaccel {
 namespace {

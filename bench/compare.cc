@@ -32,9 +32,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "bench/message_input.h"
@@ -66,8 +66,8 @@ struct Row {
 [[noreturn]] void Mismatch(absl::string_view workload, size_t n, absl::string_view impl,
                            const std::string& what) {
   std::fprintf(stderr, "compare: MISMATCH on workload %.*s n=%zu implementation %.*s: %s\n",
-               static_cast<int>(workload.size()), workload.data(), n,
-               static_cast<int>(impl.size()), impl.data(), what.c_str());
+               static_cast<int>(workload.size()), workload.data(), n, static_cast<int>(impl.size()),
+               impl.data(), what.c_str());
   std::exit(1);
 }
 
@@ -178,16 +178,19 @@ std::vector<Row> RunPayloadWorkload(const workloads::PayloadWorkload& w, size_t 
 
 std::vector<Row> RunMessageWorkload(const MessageWorkload& mw, const Options& opt) {
   // --quick: an eighth of the messages.
-  const MessageInput input = MakeMessageInput(mw, 42, opt.quick ? std::max<size_t>(8, mw.count / 8) : 0);
+  const MessageInput input =
+      MakeMessageInput(mw, 42, opt.quick ? std::max<size_t>(8, mw.count / 8) : 0);
   std::vector<std::unique_ptr<MessageOutputs>> outs;
   const std::function<MessageOutputs*()> fresh = [&outs, &mw] {
     outs.push_back(std::make_unique<MessageOutputs>(mw));
     return outs.back().get();
   };
   std::vector<Impl> impls;
-  impls.push_back({"protobuf", [&input, out = fresh()] { return ParseMessagesWithUpstream(input, out); }});
+  impls.push_back(
+      {"protobuf", [&input, out = fresh()] { return ParseMessagesWithUpstream(input, out); }});
   AddPbaccelRows<MessageOutputs>(
-      fresh, [&input](MessageOutputs* out) { return ParseMessagesWithPbaccel(input, out); }, &impls);
+      fresh, [&input](MessageOutputs* out) { return ParseMessagesWithPbaccel(input, out); },
+      &impls);
   VerifyEveryKernel(mw.name, input.messages.size(), [&input] { return VerifyMessages(input); });
   return TimeRows(mw.name, input.messages.size(), input.messages.size(), impls, opt);
 }
@@ -203,7 +206,8 @@ void PrintTable(const std::vector<Row>& rows) {
       current = key;
       protobuf = r.min_ns;
       memcpy_ns = 0;
-      for (size_t j = i; j < rows.size() && rows[j].workload == r.workload && rows[j].n == r.n; ++j) {
+      for (size_t j = i; j < rows.size() && rows[j].workload == r.workload && rows[j].n == r.n;
+           ++j) {
         if (rows[j].implementation == "memcpy") memcpy_ns = rows[j].min_ns;
       }
       std::printf("\n%-12s n=%-8zu %-13s %11s %11s %10s %10s\n", r.workload.c_str(), r.n,
@@ -258,10 +262,12 @@ int Main(int argc, char** argv) {
     const absl::string_view active = ActiveKernelName();
     std::printf("Kernel auto-selected: %.*s   Kernels supported: ", static_cast<int>(active.size()),
                 active.data());
-    for (absl::string_view k : SupportedKernels()) std::printf("%.*s ", static_cast<int>(k.size()), k.data());
-    std::printf("\nns/item: minimum over %d interleaved repetitions (median beside it). "
-                "streamvbyte is a different format (speed reference, not a protobuf parser).\n",
-                opt.reps);
+    for (absl::string_view k : SupportedKernels())
+      std::printf("%.*s ", static_cast<int>(k.size()), k.data());
+    std::printf(
+        "\nns/item: minimum over %d interleaved repetitions (median beside it). "
+        "streamvbyte is a different format (speed reference, not a protobuf parser).\n",
+        opt.reps);
   } else {
     std::printf("workload,n,implementation,ns_per_item\n");
   }
@@ -271,7 +277,8 @@ int Main(int argc, char** argv) {
   auto emit = [&](const std::vector<Row>& rows) {
     if (opt.csv) {
       for (const Row& r : rows) {
-        std::printf("%s,%zu,%s,%.4f\n", r.workload.c_str(), r.n, r.implementation.c_str(), r.min_ns);
+        std::printf("%s,%zu,%s,%.4f\n", r.workload.c_str(), r.n, r.implementation.c_str(),
+                    r.min_ns);
       }
     } else {
       PrintTable(rows);
@@ -282,7 +289,8 @@ int Main(int argc, char** argv) {
   for (const workloads::PayloadWorkload& w : workloads::PayloadWorkloads()) {
     if (!Wanted(opt.workloads, w.name)) continue;
     for (size_t n : workloads::ArraySizes()) {
-      if (!opt.sizes.empty() && std::find(opt.sizes.begin(), opt.sizes.end(), n) == opt.sizes.end()) {
+      if (!opt.sizes.empty() &&
+          std::find(opt.sizes.begin(), opt.sizes.end(), n) == opt.sizes.end()) {
         continue;
       }
       if (opt.quick && n == 1048576 && w.name != "W2") continue;  // --quick: one bulk row.

@@ -49,14 +49,15 @@ int Main(int argc, char** argv) {
   if (csv) {
     std::printf("operation,request,slices,implementation,ns_per_request\n");
   } else {
-    std::printf("%-11s %-6s %-7s %-10s %14s %14s %9s\n", "operation", "request", "slices",
-                "parser", "ns/request min", "median", "speedup");
+    std::printf("%-11s %-6s %-7s %-10s %14s %14s %9s\n", "operation", "request", "slices", "parser",
+                "ns/request min", "median", "speedup");
   }
   auto print = [&](const char* op, const char* request, const std::string& slices,
                    const std::vector<Impl>& impls, const std::vector<std::vector<double>>& s) {
     for (size_t i = 0; i < impls.size(); ++i) {
       if (csv) {
-        std::printf("%s,%s,%s,%s,%.1f\n", op, request, slices.c_str(), impls[i].name.c_str(), Min(s[i]));
+        std::printf("%s,%s,%s,%s,%.1f\n", op, request, slices.c_str(), impls[i].name.c_str(),
+                    Min(s[i]));
       } else {
         std::printf("%-11s %-6s %-7s %-10s %14.1f %14.1f %8.2fx\n", op, request, slices.c_str(),
                     impls[i].name.c_str(), Min(s[i]), Median(s[i]), Min(s[0]) / Min(s[i]));
@@ -66,21 +67,28 @@ int Main(int argc, char** argv) {
   };
   // Deserialization.
   for (const Size& size : sizes) {
-    const std::string bytes = examples::MakeRequest(rng, size.postings, size.per_posting, size.n).SerializeAsString();
+    const std::string bytes =
+        examples::MakeRequest(rng, size.postings, size.per_posting, size.n).SerializeAsString();
     for (size_t slice : {bytes.size(), size_t{16384}}) {
       const grpc::ByteBuffer buffer = ToBuffer(bytes, slice);
       FeatureBatch fast;
       FeatureBatchPlain slow;
       std::vector<Impl> impls = {
-          {"upstream", [&] {
+          {"upstream",
+           [&] {
              grpc::ByteBuffer b(buffer);  // Shares the slices (reference counted).
-             return grpc::SerializationTraits<FeatureBatchPlain>::Deserialize(&b, &slow).ok() ? slow.feature_ids_size() : 0;
+             return grpc::SerializationTraits<FeatureBatchPlain>::Deserialize(&b, &slow).ok()
+                        ? slow.feature_ids_size()
+                        : 0;
            }},
           {"pbaccel", [&] {
              grpc::ByteBuffer b(buffer);
-             return grpc::SerializationTraits<FeatureBatch>::Deserialize(&b, &fast).ok() ? fast.feature_ids_size() : 0;
+             return grpc::SerializationTraits<FeatureBatch>::Deserialize(&b, &fast).ok()
+                        ? fast.feature_ids_size()
+                        : 0;
            }}};
-      if (impls[0].run() != impls[1].run() || fast.SerializeAsString() != slow.SerializeAsString()) {
+      if (impls[0].run() != impls[1].run() ||
+          fast.SerializeAsString() != slow.SerializeAsString()) {
         std::fprintf(stderr, "grpc_bench: pbaccel's result differs from upstream's\n");
         return 1;
       }
@@ -103,11 +111,13 @@ int Main(int argc, char** argv) {
   auto stub = examples::FeatureService::NewStub(
       grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
   for (const Size& size : sizes) {
-    const FeatureBatch request = examples::MakeRequest(rng, size.postings, size.per_posting, size.n);
+    const FeatureBatch request =
+        examples::MakeRequest(rng, size.postings, size.per_posting, size.n);
     FeatureBatchPlain plain;
     plain.ParseFromString(request.SerializeAsString());
     std::vector<Impl> impls = {
-        {"upstream", [&] {
+        {"upstream",
+         [&] {
            grpc::ClientContext ctx;
            examples::ScoreReply reply;
            return stub->ScorePlain(&ctx, plain, &reply).ok() ? reply.values() : 0;
@@ -124,8 +134,8 @@ int Main(int argc, char** argv) {
     const auto s = TimeInterleaved(impls, 1, 15, 20e6);
     print("end_to_end", size.name, "-", impls, s);
     if (!csv) {
-      std::printf("%-11s %-6s requests/s: upstream %.0f, pbaccel %.0f\n", "", size.name, 1e9 / Min(s[0]),
-                  1e9 / Min(s[1]));
+      std::printf("%-11s %-6s requests/s: upstream %.0f, pbaccel %.0f\n", "", size.name,
+                  1e9 / Min(s[0]), 1e9 / Min(s[1]));
     }
   }
   server->Shutdown();

@@ -40,9 +40,9 @@ void Run(benchmark::State& state, const PackedInput& input, Op op) {
   DecodeOutputs out;
   for (auto _ : state) benchmark::DoNotOptimize(op(input, &out));
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * input.total_values()));
-  state.counters["ns_per_item"] = benchmark::Counter(
-      static_cast<double>(state.iterations() * input.total_values()),
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_item"] =
+      benchmark::Counter(static_cast<double>(state.iterations() * input.total_values()),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 void RegisterAll() {
@@ -53,16 +53,16 @@ void RegisterAll() {
       benchmark::RegisterBenchmark(("BM_Upstream/" + suffix).c_str(), [wp, n](benchmark::State& s) {
         Run(s, Input(*wp, n), ParseWithUpstream);
       });
-      benchmark::RegisterBenchmark(("BM_Decode/pbaccel/" + suffix).c_str(), [wp, n](benchmark::State& s) {
-        Run(s, Input(*wp, n), DecodeWithPbaccel);
-      });
+      benchmark::RegisterBenchmark(
+          ("BM_Decode/pbaccel/" + suffix).c_str(),
+          [wp, n](benchmark::State& s) { Run(s, Input(*wp, n), DecodeWithPbaccel); });
       for (absl::string_view kernel : SupportedKernels()) {
         const std::string name(kernel);
-        benchmark::RegisterBenchmark(
-            absl::StrCat("BM_Decode/", name, "/", suffix).c_str(), [wp, n, name](benchmark::State& s) {
-              ScopedKernelOverride force(name);
-              Run(s, Input(*wp, n), DecodeWithPbaccel);
-            });
+        benchmark::RegisterBenchmark(absl::StrCat("BM_Decode/", name, "/", suffix).c_str(),
+                                     [wp, n, name](benchmark::State& s) {
+                                       ScopedKernelOverride force(name);
+                                       Run(s, Input(*wp, n), DecodeWithPbaccel);
+                                     });
         const internal::KernelDescriptor* k = internal::FindKernel(name)->kernel;
         benchmark::RegisterBenchmark(
             absl::StrCat("BM_Kernel/", name, "/", suffix).c_str(), [wp, n, k](benchmark::State& s) {

@@ -7,10 +7,10 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
-#include "pbaccel/testing/wire_builder.h"
-#include "pbaccel/testing/workloads.h"
 #include "pbaccel/message_parser.h"
 #include "pbaccel/testing/differential.h"
+#include "pbaccel/testing/wire_builder.h"
+#include "pbaccel/testing/workloads.h"
 #include "proto/message_workloads.pb.h"
 
 namespace pbaccel {
@@ -41,7 +41,8 @@ std::string MakeBatch(std::mt19937_64& rng) {
   for (int i = 0; i < 1024; ++i) b.add_weights(static_cast<float>(rng() % 100000) / 1000.0f);
   for (uint64_t v : Values("len1to10", 2048, rng)) b.add_ids(static_cast<int64_t>(v));
   for (uint64_t v : Values("bool", 1024, rng)) b.add_flags(v != 0);
-  for (int i = 0; i < 4; ++i) (*b.mutable_labels())[Text(rng, 8)] = static_cast<int32_t>(rng() % 1000);
+  for (int i = 0; i < 4; ++i)
+    (*b.mutable_labels())[Text(rng, 8)] = static_cast<int32_t>(rng() % 1000);
   return b.SerializeAsString();
 }
 
@@ -131,8 +132,8 @@ uint64_t ParseMessagesWithPbaccel(const MessageInput& input, MessageOutputs* out
   for (const std::string& m : input.messages) {
     const absl::Status s = ParseMessage(m, out->pbaccel.get());
     if (!s.ok()) {
-      std::fprintf(stderr, "bench: pbaccel rejected a %s message: %s\n", input.workload->name.data(),
-                   s.ToString().c_str());
+      std::fprintf(stderr, "bench: pbaccel rejected a %s message: %s\n",
+                   input.workload->name.data(), s.ToString().c_str());
       std::abort();
     }
     sum += m.size();

@@ -37,7 +37,8 @@ struct MessageInput {
 };
 
 // `count` overrides workload.count when non-zero.
-MessageInput MakeMessageInput(const MessageWorkload& workload, uint64_t seed = 42, size_t count = 0);
+MessageInput MakeMessageInput(const MessageWorkload& workload, uint64_t seed = 42,
+                              size_t count = 0);
 
 // One reusable message per parser, as a server reuses its request objects.
 struct MessageOutputs {

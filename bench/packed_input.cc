@@ -14,8 +14,8 @@ namespace pbaccel {
 namespace bench {
 namespace {
 
-using workloads::FieldType;
 using testing::FormatFor;
+using workloads::FieldType;
 
 [[noreturn]] void Die(const char* what, const PackedInput& input, const std::string& detail) {
   std::fprintf(stderr, "bench: %s failed on workload %.*s n=%zu: %s\n", what,
@@ -77,12 +77,9 @@ size_t OutputBytes(FieldType type) {
   switch (type) {
     case FieldType::kInt64:
     case FieldType::kUInt64:
-    case FieldType::kSInt64:
-      return 8;
-    case FieldType::kBool:
-      return 1;
-    default:
-      return 4;
+    case FieldType::kSInt64: return 8;
+    case FieldType::kBool: return 1;
+    default: return 4;
   }
 }
 
@@ -96,7 +93,8 @@ PackedInput MakePackedInput(const workloads::PayloadWorkload& workload, size_t n
   input.payload_offsets.push_back(0);
   input.message_offsets.push_back(0);
   for (size_t a = 0; a < input.arrays; ++a) {
-    const std::string payload = testing::EncodePacked(workloads::GenerateWireValues(workload, n, rng));
+    const std::string payload =
+        testing::EncodePacked(workloads::GenerateWireValues(workload, n, rng));
     input.payload_bytes += payload;
     input.message_bytes += testing::WrapAsPackedField(field, payload);
     input.payload_offsets.push_back(input.payload_bytes.size());
@@ -108,19 +106,26 @@ PackedInput MakePackedInput(const workloads::PayloadWorkload& workload, size_t n
 uint64_t DecodeWithPbaccel(const PackedInput& input, DecodeOutputs* out) {
   switch (input.workload->type) {
     case FieldType::kInt32:
-      return DecodeAll(input, &out->i32, [](auto p, auto* f, auto o) { return DecodePackedInt32(p, f, o); });
+      return DecodeAll(input, &out->i32,
+                       [](auto p, auto* f, auto o) { return DecodePackedInt32(p, f, o); });
     case FieldType::kUInt32:
-      return DecodeAll(input, &out->u32, [](auto p, auto* f, auto o) { return DecodePackedUInt32(p, f, o); });
+      return DecodeAll(input, &out->u32,
+                       [](auto p, auto* f, auto o) { return DecodePackedUInt32(p, f, o); });
     case FieldType::kSInt32:
-      return DecodeAll(input, &out->i32, [](auto p, auto* f, auto o) { return DecodePackedSInt32(p, f, o); });
+      return DecodeAll(input, &out->i32,
+                       [](auto p, auto* f, auto o) { return DecodePackedSInt32(p, f, o); });
     case FieldType::kInt64:
-      return DecodeAll(input, &out->i64, [](auto p, auto* f, auto o) { return DecodePackedInt64(p, f, o); });
+      return DecodeAll(input, &out->i64,
+                       [](auto p, auto* f, auto o) { return DecodePackedInt64(p, f, o); });
     case FieldType::kUInt64:
-      return DecodeAll(input, &out->u64, [](auto p, auto* f, auto o) { return DecodePackedUInt64(p, f, o); });
+      return DecodeAll(input, &out->u64,
+                       [](auto p, auto* f, auto o) { return DecodePackedUInt64(p, f, o); });
     case FieldType::kSInt64:
-      return DecodeAll(input, &out->i64, [](auto p, auto* f, auto o) { return DecodePackedSInt64(p, f, o); });
+      return DecodeAll(input, &out->i64,
+                       [](auto p, auto* f, auto o) { return DecodePackedSInt64(p, f, o); });
     case FieldType::kBool:
-      return DecodeAll(input, &out->b, [](auto p, auto* f, auto o) { return DecodePackedBool(p, f, o); });
+      return DecodeAll(input, &out->b,
+                       [](auto p, auto* f, auto o) { return DecodePackedBool(p, f, o); });
   }
   return 0;
 }
@@ -133,8 +138,7 @@ uint64_t DecodeWithKernel(const internal::KernelDescriptor& kernel, const Packed
   for (size_t i = 0; i < input.arrays; ++i) {
     const absl::string_view p = input.payload(i);
     const uint8_t* begin = reinterpret_cast<const uint8_t*>(p.data());
-    const internal::DecodeResult r =
-        decode(begin, begin + p.size(), out->flat.data(), input.n, 0);
+    const internal::DecodeResult r = decode(begin, begin + p.size(), out->flat.data(), input.n, 0);
     if (r.status != internal::DecodeStatus::kOk) Die(kernel.name, input, "kernel error");
     sum += r.count + out->flat[0];
   }

@@ -28,19 +28,19 @@ struct PackedInput {
   const workloads::PayloadWorkload* workload = nullptr;
   size_t n = 0;
   size_t arrays = 0;
-  std::string payload_bytes;             // All payloads, back to back.
-  std::vector<size_t> payload_offsets;   // arrays + 1 offsets into payload_bytes.
-  std::string message_bytes;             // Each payload wrapped as its PackedFields field.
-  std::vector<size_t> message_offsets;   // arrays + 1 offsets into message_bytes.
+  std::string payload_bytes;            // All payloads, back to back.
+  std::vector<size_t> payload_offsets;  // arrays + 1 offsets into payload_bytes.
+  std::string message_bytes;            // Each payload wrapped as its PackedFields field.
+  std::vector<size_t> message_offsets;  // arrays + 1 offsets into message_bytes.
 
   size_t total_values() const { return n * arrays; }
   absl::string_view payload(size_t i) const {
-    return absl::string_view(payload_bytes).substr(payload_offsets[i],
-                                                   payload_offsets[i + 1] - payload_offsets[i]);
+    return absl::string_view(payload_bytes)
+        .substr(payload_offsets[i], payload_offsets[i + 1] - payload_offsets[i]);
   }
   absl::string_view message(size_t i) const {
-    return absl::string_view(message_bytes).substr(message_offsets[i],
-                                                   message_offsets[i + 1] - message_offsets[i]);
+    return absl::string_view(message_bytes)
+        .substr(message_offsets[i], message_offsets[i + 1] - message_offsets[i]);
   }
 };
 

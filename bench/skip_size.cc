@@ -21,11 +21,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/timing.h"
-#include "pbaccel/testing/wire_builder.h"
-#include "pbaccel/testing/workloads.h"
 #include "google/protobuf/repeated_field.h"
 #include "google/protobuf/wire_format_lite.h"
 #include "pbaccel/pbaccel.h"
+#include "pbaccel/testing/wire_builder.h"
+#include "pbaccel/testing/workloads.h"
 #include "proto/message_workloads.pb.h"
 
 namespace pbaccel {

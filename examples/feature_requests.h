@@ -8,9 +8,9 @@
 
 #include <random>
 
+#include "examples/feature_service.pb.h"
 #include "pbaccel/testing/wire_builder.h"
 #include "pbaccel/testing/workloads.h"
-#include "examples/feature_service.pb.h"
 
 namespace pbaccel {
 namespace examples {

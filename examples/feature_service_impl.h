@@ -45,7 +45,8 @@ ScoreReply Digest(const Batch& b) {
 
 class FeatureServiceImpl final : public FeatureService::Service {
  public:
-  ::grpc::Status Score(::grpc::ServerContext*, const FeatureBatch* request, ScoreReply* reply) override {
+  ::grpc::Status Score(::grpc::ServerContext*, const FeatureBatch* request,
+                       ScoreReply* reply) override {
     *reply = Digest(*request);
     return ::grpc::Status::OK;
   }

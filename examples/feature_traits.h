@@ -6,8 +6,8 @@
 #ifndef PBACCEL_EXAMPLES_FEATURE_TRAITS_H_
 #define PBACCEL_EXAMPLES_FEATURE_TRAITS_H_
 
-#include "pbaccel/grpc.h"
 #include "examples/feature_service.pb.h"
+#include "pbaccel/grpc.h"
 
 PBACCEL_GRPC_USE_FOR(pbaccel::examples::FeatureBatch);
 

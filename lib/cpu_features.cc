@@ -56,8 +56,8 @@ CpuInfo Detect() {
   const uint32_t ext_family = (leaf1.eax >> 20) & 0xFF;
   const uint32_t ext_model = (leaf1.eax >> 16) & 0xF;
   cpu.family = base_family == 0xF ? base_family + ext_family : base_family;
-  cpu.model = (base_family == 0x6 || base_family == 0xF) ? (ext_model << 4) | base_model
-                                                          : base_model;
+  cpu.model =
+      (base_family == 0x6 || base_family == 0xF) ? (ext_model << 4) | base_model : base_model;
 
   uint32_t f = 0;
   if (leaf1.ecx & (1u << 9)) f |= kCpuSsse3;
@@ -117,12 +117,18 @@ struct FeatureName {
 };
 
 constexpr FeatureName kFeatureNames[] = {
-    {kCpuSsse3, "ssse3"},         {kCpuSse41, "sse4.1"},
-    {kCpuPopcnt, "popcnt"},       {kCpuAvx2, "avx2"},
-    {kCpuBmi1, "bmi1"},           {kCpuBmi2, "bmi2"},
-    {kCpuLzcnt, "lzcnt"},         {kCpuAvx512F, "avx512f"},
-    {kCpuAvx512BW, "avx512bw"},   {kCpuAvx512VL, "avx512vl"},
-    {kCpuAvx512CD, "avx512cd"},   {kCpuAvx512Vbmi, "avx512vbmi"},
+    {kCpuSsse3, "ssse3"},
+    {kCpuSse41, "sse4.1"},
+    {kCpuPopcnt, "popcnt"},
+    {kCpuAvx2, "avx2"},
+    {kCpuBmi1, "bmi1"},
+    {kCpuBmi2, "bmi2"},
+    {kCpuLzcnt, "lzcnt"},
+    {kCpuAvx512F, "avx512f"},
+    {kCpuAvx512BW, "avx512bw"},
+    {kCpuAvx512VL, "avx512vl"},
+    {kCpuAvx512CD, "avx512cd"},
+    {kCpuAvx512Vbmi, "avx512vbmi"},
     {kCpuAvx512Vbmi2, "avx512vbmi2"},
 };
 
@@ -146,12 +152,9 @@ std::string CpuFeatureNames(uint32_t features) {
 
 const char* CpuVendorName(CpuVendor vendor) {
   switch (vendor) {
-    case CpuVendor::kIntel:
-      return "Intel";
-    case CpuVendor::kAmd:
-      return "AMD";
-    case CpuVendor::kOther:
-      break;
+    case CpuVendor::kIntel: return "Intel";
+    case CpuVendor::kAmd: return "AMD";
+    case CpuVendor::kOther: break;
   }
   return "other";
 }

@@ -31,7 +31,8 @@ absl::Status FieldError(const WireField& field, WireError error, const char* ori
 absl::StatusOr<const char*> SkipGroup(const char* p, const char* end, uint32_t number, int depth,
                                       const char* origin, const char** body_end = nullptr) {
   const char* const body = p;
-  if (depth >= kMaxGroupDepth) return Error("groups nested deeper than 100", static_cast<size_t>(body - origin));
+  if (depth >= kMaxGroupDepth)
+    return Error("groups nested deeper than 100", static_cast<size_t>(body - origin));
   WireField inner;
   WireError error;
   while (true) {
@@ -39,7 +40,8 @@ absl::StatusOr<const char*> SkipGroup(const char* p, const char* end, uint32_t n
     const char* next = ReadField(p, end, &inner, &error);
     if (next == nullptr) return FieldError(inner, error, origin);
     if (inner.wire_type == WireType::kEndGroup) {
-      if (inner.number != number) return Error("mismatched end-group tag", static_cast<size_t>(p - origin));
+      if (inner.number != number)
+        return Error("mismatched end-group tag", static_cast<size_t>(p - origin));
       if (body_end != nullptr) *body_end = p;
       return next;
     }
@@ -86,8 +88,7 @@ absl::StatusOr<size_t> SkipField(absl::string_view data, uint32_t tag, int depth
       after = *group;
       break;
     }
-    case WireType::kEndGroup:
-      return Error("end-group tag outside a group", 0);
+    case WireType::kEndGroup: return Error("end-group tag outside a group", 0);
     case WireType::kVarint:
     case WireType::kFixed64:
     case WireType::kLengthDelimited:
@@ -97,8 +98,7 @@ absl::StatusOr<size_t> SkipField(absl::string_view data, uint32_t tag, int depth
       if (after == nullptr) return Error(internal::WireErrorText(error), 0);
       break;
     }
-    default:
-      return Error("invalid wire type", 0);
+    default: return Error("invalid wire type", 0);
   }
   return static_cast<size_t>(after - begin);
 }
@@ -130,9 +130,7 @@ bool FieldReader::Next(Field* field) {
     case WireType::kStartGroup:
       field->data = absl::string_view(f.value, static_cast<size_t>(body_end - f.value));
       break;
-    default:
-      field->data = absl::string_view();
-      break;
+    default: field->data = absl::string_view(); break;
   }
   pos_ = static_cast<size_t>(*next - origin);
   return true;
@@ -155,9 +153,9 @@ absl::StatusOr<std::vector<Field>> FindField(absl::string_view message, uint32_t
       FieldReader reader(message.substr(static_cast<size_t>(p - begin)));
       Field field;
       if (!reader.Next(&field)) {
-        return absl::Status(reader.status().code(),
-                            absl::StrCat(reader.status().message(), " (field at byte offset ",
-                                         p - begin, ")"));
+        return absl::Status(
+            reader.status().code(),
+            absl::StrCat(reader.status().message(), " (field at byte offset ", p - begin, ")"));
       }
       field.offset += static_cast<size_t>(p - begin);
       if (field.number == number) found.push_back(field);

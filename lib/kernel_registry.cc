@@ -27,7 +27,8 @@ namespace internal {
 
 // --- Policy rules -------------------------------------------------------------------------------
 // The policy is per microarchitecture, not per feature flag: a CPU may report an extension that it
-// executes so slowly that the kernel using it loses to a plainer one. Each rule states its evidence.
+// executes so slowly that the kernel using it loses to a plainer one. Each rule states its
+// evidence.
 
 // AMD implemented PEXT/PDEP in microcode before Zen 3: on Excavator (family 0x15) and Zen 1/Zen+/
 // Zen 2 (family 0x17, and Hygon's 0x18) one PEXT takes 18 uops and a data-dependent 8-300 cycles
@@ -55,7 +56,8 @@ namespace {
 // Veto functions for registry entries (later kernels use them: the PEXT kernel vetoes on
 // PextIsMicrocoded, the 512-bit kernel on Avx512LowersClock).
 const char* VetoSlowPext(const CpuInfo& cpu) {
-  return PextIsMicrocoded(cpu) ? "PEXT/PDEP are microcoded on this CPU (AMD before Zen 3)" : nullptr;
+  return PextIsMicrocoded(cpu) ? "PEXT/PDEP are microcoded on this CPU (AMD before Zen 3)"
+                               : nullptr;
 }
 
 const char* VetoClockDrop(const CpuInfo& cpu) {
@@ -163,7 +165,8 @@ std::vector<KernelInfo> DescribeKernels() {
     info.name = e.kernel->name;
     info.summary = e.kernel->summary;
     info.supported = cpu.Has(e.required_features);
-    if (!info.supported) info.missing_features = CpuFeatureNames(e.required_features & ~cpu.features);
+    if (!info.supported)
+      info.missing_features = CpuFeatureNames(e.required_features & ~cpu.features);
     const char* veto = info.supported && e.veto != nullptr ? e.veto(cpu) : nullptr;
     info.auto_selectable = info.supported && veto == nullptr;
     if (veto != nullptr) info.veto = veto;

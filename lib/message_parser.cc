@@ -61,8 +61,8 @@ class Parser {
       if (field.wire_type == WireType::kStartGroup) {
         // The field reader's group skipping (nested groups, matching end tags); anything it
         // rejects is left to upstream with the rest.
-        const absl::StatusOr<size_t> n = SkipField(
-            absl::string_view(p, static_cast<size_t>(end - p)), (field.number << 3) | 3);
+        const absl::StatusOr<size_t> n =
+            SkipField(absl::string_view(p, static_cast<size_t>(end - p)), (field.number << 3) | 3);
         p = n.ok() ? p + *n : nullptr;
       } else if (field.wire_type == WireType::kEndGroup) {
         p = nullptr;  // End-group outside a group: upstream rejects.
@@ -91,21 +91,20 @@ class Parser {
  private:
   static bool Worthwhile(const FieldAction& a, uint64_t len, int budget) {
     switch (a.kind) {
-      case FieldAction::kPackedVarint:
-        return len >= kMinPackedFieldBytes;
+      case FieldAction::kPackedVarint: return len >= kMinPackedFieldBytes;
       case FieldAction::kPackedFixed:
         // A length that is not a multiple of the element size is malformed: upstream says so.
         return len >= kMinPackedFieldBytes && len % a.fixed_size == 0;
       case FieldAction::kMessage:
         // Entering a submessage costs one level, as in upstream; at 0 upstream reports the error.
         return len >= kSmallSubmessageBytes && budget >= 1;
-      case FieldAction::kUpstream:
-        break;
+      case FieldAction::kUpstream: break;
     }
     return false;
   }
 
-  absl::Status Take(const FieldAction& a, const char* p, const char* end, Message* msg, int budget) {
+  absl::Status Take(const FieldAction& a, const char* p, const char* end, Message* msg,
+                    int budget) {
     const Reflection* r = msg->GetReflection();
     switch (a.kind) {
       case FieldAction::kPackedVarint:
@@ -113,12 +112,11 @@ class Parser {
       case FieldAction::kPackedFixed:
         return a.fixed_size == 4 ? Fixed<4>(a, p, end, msg, r) : Fixed<8>(a, p, end, msg, r);
       case FieldAction::kMessage: {
-        Message* sub = a.field->is_repeated() ? r->AddMessage(msg, a.field)
-                                              : r->MutableMessage(msg, a.field);
+        Message* sub =
+            a.field->is_repeated() ? r->AddMessage(msg, a.field) : r->MutableMessage(msg, a.field);
         return Merge(p, end, sub, *a.child, budget - 1);
       }
-      case FieldAction::kUpstream:
-        break;
+      case FieldAction::kUpstream: break;
     }
     return absl::InternalError("pbaccel: unexpected field action");
   }
@@ -157,14 +155,12 @@ class Parser {
       case VarintFormat::kSInt64:
         s = DecodePackedSInt64(payload, Field<int64_t>(msg, r, a.field));
         break;
-      case VarintFormat::kBool:
-        s = DecodePackedBool(payload, Field<bool>(msg, r, a.field));
-        break;
-      default:
-        return absl::InternalError("pbaccel: unexpected packed format");
+      case VarintFormat::kBool: s = DecodePackedBool(payload, Field<bool>(msg, r, a.field)); break;
+      default: return absl::InternalError("pbaccel: unexpected packed format");
     }
     if (s.ok()) return s;
-    return absl::InvalidArgumentError(absl::StrCat("field ", a.field->full_name(), " (packed, payload at byte offset ",
+    return absl::InvalidArgumentError(absl::StrCat("field ", a.field->full_name(),
+                                                   " (packed, payload at byte offset ",
                                                    payload.data() - origin_, "): ", s.message()));
   }
 
@@ -190,8 +186,8 @@ class Parser {
       default: break;
     }
     return ok ? absl::OkStatus()
-              : absl::ResourceExhaustedError(absl::StrCat("field ", a.field->full_name(),
-                                                          ": too many elements"));
+              : absl::ResourceExhaustedError(
+                    absl::StrCat("field ", a.field->full_name(), ": too many elements"));
   }
 
   // Upstream protobuf parses [p, end) into msg, with `budget` nesting levels.
@@ -212,10 +208,10 @@ class Parser {
     }
     if (ok) return absl::OkStatus();
     {
-    return absl::InvalidArgumentError(
-        absl::StrCat("malformed ", msg->GetDescriptor()->full_name(),
-                     ": protobuf's parser rejected the fields at byte offsets [", p - origin_, ", ",
-                     end - origin_, ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("malformed ", msg->GetDescriptor()->full_name(),
+                       ": protobuf's parser rejected the fields at byte offsets [", p - origin_,
+                       ", ", end - origin_, ")"));
     }
   }
 
@@ -223,9 +219,9 @@ class Parser {
 };
 
 absl::Status MissingRequired(const Message& msg) {
-  return absl::InvalidArgumentError(absl::StrCat(msg.GetDescriptor()->full_name(),
-                                                 ": missing required fields: ",
-                                                 msg.InitializationErrorString()));
+  return absl::InvalidArgumentError(
+      absl::StrCat(msg.GetDescriptor()->full_name(),
+                   ": missing required fields: ", msg.InitializationErrorString()));
 }
 
 // `clear`: start from an empty message (Parse*) instead of merging (Merge*).
@@ -254,14 +250,14 @@ absl::Status ParseImpl(absl::string_view bytes, Message* msg, bool clear, bool c
         return MissingRequired(*msg);
       }
     }
-    return absl::InvalidArgumentError(
-        absl::StrCat("malformed ", msg->GetDescriptor()->full_name(),
-                     ": protobuf's parser rejected the fields at byte offsets [0, ", bytes.size(),
-                     ")"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "malformed ", msg->GetDescriptor()->full_name(),
+        ": protobuf's parser rejected the fields at byte offsets [0, ", bytes.size(), ")"));
   }
   if (clear) msg->Clear();
   Parser parser(bytes.data());
-  absl::Status s = parser.Merge(bytes.data(), bytes.data() + bytes.size(), msg, *plan, kDefaultBudget);
+  absl::Status s =
+      parser.Merge(bytes.data(), bytes.data() + bytes.size(), msg, *plan, kDefaultBudget);
   if (s.ok() && check_required && !msg->IsInitialized()) return MissingRequired(*msg);
   return s;
 }
@@ -271,7 +267,8 @@ std::string ReadAll(google::protobuf::io::ZeroCopyInputStream* input) {
   std::string out;
   const void* data;
   int size;
-  while (input->Next(&data, &size)) out.append(static_cast<const char*>(data), static_cast<size_t>(size));
+  while (input->Next(&data, &size))
+    out.append(static_cast<const char*>(data), static_cast<size_t>(size));
   return out;
 }
 

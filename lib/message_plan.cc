@@ -5,8 +5,8 @@
 #include <memory>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 
 namespace pbaccel {
@@ -35,13 +35,34 @@ FieldAction ScalarAction(const FieldDescriptor* field) {
   if (!field->is_repeated() || !field->is_packable()) return a;
   using F = VarintFormat;
   switch (field->type()) {
-    case FieldDescriptor::TYPE_INT32: a.kind = FieldAction::kPackedVarint; a.format = F::kInt32; break;
-    case FieldDescriptor::TYPE_INT64: a.kind = FieldAction::kPackedVarint; a.format = F::kInt64; break;
-    case FieldDescriptor::TYPE_UINT32: a.kind = FieldAction::kPackedVarint; a.format = F::kUInt32; break;
-    case FieldDescriptor::TYPE_UINT64: a.kind = FieldAction::kPackedVarint; a.format = F::kUInt64; break;
-    case FieldDescriptor::TYPE_SINT32: a.kind = FieldAction::kPackedVarint; a.format = F::kSInt32; break;
-    case FieldDescriptor::TYPE_SINT64: a.kind = FieldAction::kPackedVarint; a.format = F::kSInt64; break;
-    case FieldDescriptor::TYPE_BOOL: a.kind = FieldAction::kPackedVarint; a.format = F::kBool; break;
+    case FieldDescriptor::TYPE_INT32:
+      a.kind = FieldAction::kPackedVarint;
+      a.format = F::kInt32;
+      break;
+    case FieldDescriptor::TYPE_INT64:
+      a.kind = FieldAction::kPackedVarint;
+      a.format = F::kInt64;
+      break;
+    case FieldDescriptor::TYPE_UINT32:
+      a.kind = FieldAction::kPackedVarint;
+      a.format = F::kUInt32;
+      break;
+    case FieldDescriptor::TYPE_UINT64:
+      a.kind = FieldAction::kPackedVarint;
+      a.format = F::kUInt64;
+      break;
+    case FieldDescriptor::TYPE_SINT32:
+      a.kind = FieldAction::kPackedVarint;
+      a.format = F::kSInt32;
+      break;
+    case FieldDescriptor::TYPE_SINT64:
+      a.kind = FieldAction::kPackedVarint;
+      a.format = F::kSInt64;
+      break;
+    case FieldDescriptor::TYPE_BOOL:
+      a.kind = FieldAction::kPackedVarint;
+      a.format = F::kBool;
+      break;
     case FieldDescriptor::TYPE_ENUM:
       if (IsOpenEnumField(field)) {
         a.kind = FieldAction::kPackedVarint;
@@ -60,8 +81,7 @@ FieldAction ScalarAction(const FieldDescriptor* field) {
       a.kind = FieldAction::kPackedFixed;
       a.fixed_size = 8;
       break;
-    default:
-      break;
+    default: break;
   }
   return a;
 }
@@ -99,7 +119,8 @@ class PlanCache {
       plan->descriptor = d;
       for (int i = 0; i < d->field_count(); ++i) {
         const FieldDescriptor* f = d->field(i);
-        if (f->type() == FieldDescriptor::TYPE_MESSAGE || f->type() == FieldDescriptor::TYPE_GROUP) {
+        if (f->type() == FieldDescriptor::TYPE_MESSAGE ||
+            f->type() == FieldDescriptor::TYPE_GROUP) {
           stack.push_back(f->message_type());
         }
       }
@@ -135,7 +156,8 @@ class PlanCache {
       MessagePlan& plan = *plans_.at(d);
       int max_dense = 0;
       for (int i = 0; i < d->field_count(); ++i) {
-        if (d->field(i)->number() < kDenseLimit) max_dense = std::max(max_dense, d->field(i)->number());
+        if (d->field(i)->number() < kDenseLimit)
+          max_dense = std::max(max_dense, d->field(i)->number());
       }
       plan.dense.resize(static_cast<size_t>(max_dense) + 1);
       for (int i = 0; i < d->field_count(); ++i) {

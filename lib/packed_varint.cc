@@ -82,10 +82,9 @@ absl::Status Append(absl::string_view payload, RepeatedField<T>* field, uint64_t
   const int size = field->size();
   if (count > static_cast<size_t>(INT_MAX - size)) {
     field->Truncate(old_size);
-    return absl::ResourceExhaustedError(
-        absl::StrCat("packed varint payload holds ", size - old_size + count,
-                     " values; a RepeatedField of ", old_size,
-                     " elements cannot take them (INT_MAX limit)"));
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "packed varint payload holds ", size - old_size + count, " values; a RepeatedField of ",
+        old_size, " elements cannot take them (INT_MAX limit)"));
   }
   // No terminator in what is left: the payload ends inside a varint.
   if (count == 0) return fail(ClassifyUnterminatedTail(p, end), p);
@@ -97,26 +96,24 @@ absl::Status Append(absl::string_view payload, RepeatedField<T>* field, uint64_t
   if (r.status == DecodeStatus::kOk) return absl::OkStatus();
   // `count` is the number of terminator bytes, so filling it with bytes left over means those
   // bytes hold no terminator: the payload ends inside a varint.
-  return fail(r.status == DecodeStatus::kOutputFull ? ClassifyUnterminatedTail(r.pos, end)
-                                                    : r.status,
-              r.pos);
+  return fail(
+      r.status == DecodeStatus::kOutputFull ? ClassifyUnterminatedTail(r.pos, end) : r.status,
+      r.pos);
 }
 
 // Decodes into the caller's buffer.
 template <VarintFormat F, typename T>
-absl::StatusOr<size_t> DecodeInto(absl::string_view payload, absl::Span<T> out,
-                                  uint64_t delta_base, DecodeOptions options) {
+absl::StatusOr<size_t> DecodeInto(absl::string_view payload, absl::Span<T> out, uint64_t delta_base,
+                                  DecodeOptions options) {
   static_assert(std::is_same_v<T, typename FormatTraits<F>::Out>, "buffer type must match format");
   const uint8_t* const begin = Bytes(payload);
   const uint8_t* const end = begin + payload.size();
   const KernelDescriptor& kernel = ActiveKernel();
-  const DecodeFn decode = payload.size() < kernel.inline_below_bytes
-                              ? nullptr
-                              : kernel.Decoder(F, options.strict);
-  const DecodeResult r =
-      decode == nullptr ? DecodeSmall<F>(begin, end, out.data(), out.size(), delta_base,
-                                         options.strict)
-                        : decode(begin, end, out.data(), out.size(), delta_base);
+  const DecodeFn decode =
+      payload.size() < kernel.inline_below_bytes ? nullptr : kernel.Decoder(F, options.strict);
+  const DecodeResult r = decode == nullptr ? DecodeSmall<F>(begin, end, out.data(), out.size(),
+                                                            delta_base, options.strict)
+                                           : decode(begin, end, out.data(), out.size(), delta_base);
   if (r.status == DecodeStatus::kOk) return r.count;
   if (r.status != DecodeStatus::kOutputFull) {
     return VarintErrorStatus(r.status, static_cast<size_t>(r.pos - begin), payload.size(), F);
@@ -133,9 +130,8 @@ absl::StatusOr<size_t> DecodeInto(absl::string_view payload, absl::Span<T> out,
   if (rest.status != DecodeStatus::kOk) {
     return VarintErrorStatus(rest.status, static_cast<size_t>(rest.pos - begin), payload.size(), F);
   }
-  return absl::ResourceExhaustedError(absl::StrCat("packed varint payload holds ", total,
-                                                   " values; the output has room for ",
-                                                   out.size()));
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "packed varint payload holds ", total, " values; the output has room for ", out.size()));
 }
 
 }  // namespace
@@ -143,14 +139,14 @@ absl::StatusOr<size_t> DecodeInto(absl::string_view payload, absl::Span<T> out,
 
 using internal::VarintFormat;
 
-#define PBACCEL_DEFINE_DECODERS(Name, Format, T)                                            \
-  absl::Status DecodePacked##Name(absl::string_view payload, RepeatedField<T>* field,      \
-                                  DecodeOptions options) {                                 \
-    return internal::Append<VarintFormat::Format>(payload, field, 0, options);             \
-  }                                                                                         \
-  absl::StatusOr<size_t> DecodePacked##Name(absl::string_view payload, absl::Span<T> out,  \
-                                            DecodeOptions options) {                       \
-    return internal::DecodeInto<VarintFormat::Format>(payload, out, 0, options);           \
+#define PBACCEL_DEFINE_DECODERS(Name, Format, T)                                          \
+  absl::Status DecodePacked##Name(absl::string_view payload, RepeatedField<T>* field,     \
+                                  DecodeOptions options) {                                \
+    return internal::Append<VarintFormat::Format>(payload, field, 0, options);            \
+  }                                                                                       \
+  absl::StatusOr<size_t> DecodePacked##Name(absl::string_view payload, absl::Span<T> out, \
+                                            DecodeOptions options) {                      \
+    return internal::DecodeInto<VarintFormat::Format>(payload, out, 0, options);          \
   }
 
 PBACCEL_DEFINE_DECODERS(Int32, kInt32, int32_t)
@@ -171,14 +167,12 @@ absl::Status DecodePackedDeltaUInt64(absl::string_view payload, RepeatedField<ui
                                      uint64_t initial, DecodeOptions options) {
   return internal::Append<VarintFormat::kDeltaUInt64>(payload, field, initial, options);
 }
-absl::StatusOr<size_t> DecodePackedDeltaUInt32(absl::string_view payload,
-                                               absl::Span<uint32_t> out, uint32_t initial,
-                                               DecodeOptions options) {
+absl::StatusOr<size_t> DecodePackedDeltaUInt32(absl::string_view payload, absl::Span<uint32_t> out,
+                                               uint32_t initial, DecodeOptions options) {
   return internal::DecodeInto<VarintFormat::kDeltaUInt32>(payload, out, initial, options);
 }
-absl::StatusOr<size_t> DecodePackedDeltaUInt64(absl::string_view payload,
-                                               absl::Span<uint64_t> out, uint64_t initial,
-                                               DecodeOptions options) {
+absl::StatusOr<size_t> DecodePackedDeltaUInt64(absl::string_view payload, absl::Span<uint64_t> out,
+                                               uint64_t initial, DecodeOptions options) {
   return internal::DecodeInto<VarintFormat::kDeltaUInt64>(payload, out, initial, options);
 }
 

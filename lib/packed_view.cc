@@ -13,8 +13,7 @@ namespace {
 VarintFormat FormatOf(PackedType type) {
   switch (type) {
     case PackedType::kInt32:
-    case PackedType::kEnum:
-      return VarintFormat::kInt32;
+    case PackedType::kEnum: return VarintFormat::kInt32;
     case PackedType::kInt64: return VarintFormat::kInt64;
     case PackedType::kUInt32: return VarintFormat::kUInt32;
     case PackedType::kUInt64: return VarintFormat::kUInt64;
@@ -29,14 +28,11 @@ size_t FixedSize(PackedType type) {
   switch (type) {
     case PackedType::kFixed32:
     case PackedType::kSFixed32:
-    case PackedType::kFloat:
-      return 4;
+    case PackedType::kFloat: return 4;
     case PackedType::kFixed64:
     case PackedType::kSFixed64:
-    case PackedType::kDouble:
-      return 8;
-    default:
-      return 0;
+    case PackedType::kDouble: return 8;
+    default: return 0;
   }
 }
 
@@ -47,9 +43,11 @@ absl::StatusOr<size_t> DecodePackedChunk(PackedType type, absl::string_view payl
   const uint8_t* begin = reinterpret_cast<const uint8_t*>(payload.data());
   const uint8_t* end = begin + payload.size();
   if (*pos >= payload.size() || out_cap == 0) return size_t{0};
-  const DecodeResult r = ActiveKernel().Decoder(FormatOf(type), false)(begin + *pos, end, out, out_cap, 0);
+  const DecodeResult r =
+      ActiveKernel().Decoder(FormatOf(type), false)(begin + *pos, end, out, out_cap, 0);
   if (r.status != DecodeStatus::kOk && r.status != DecodeStatus::kOutputFull) {
-    return VarintErrorStatus(r.status, static_cast<size_t>(r.pos - begin), payload.size(), FormatOf(type));
+    return VarintErrorStatus(r.status, static_cast<size_t>(r.pos - begin), payload.size(),
+                             FormatOf(type));
   }
   *pos = static_cast<size_t>(r.pos - begin);
   return r.count;

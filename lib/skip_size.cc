@@ -66,8 +66,8 @@ absl::StatusOr<size_t> SkipVarints(absl::string_view payload, size_t n) {
       --left;
       run = 0;
     } else if (++run == 10) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "varint at byte offset ", (p - begin) - 9, " does not end within 10 bytes"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("varint at byte offset ", (p - begin) - 9, " does not end within 10 bytes"));
     }
   }
   if (left > 0) {

@@ -9,22 +9,15 @@ namespace internal {
 
 absl::string_view VarintFormatTypeName(VarintFormat format) {
   switch (format) {
-    case VarintFormat::kInt32:
-      return "int32";
+    case VarintFormat::kInt32: return "int32";
     case VarintFormat::kUInt32:
-    case VarintFormat::kDeltaUInt32:
-      return "uint32";
-    case VarintFormat::kSInt32:
-      return "sint32";
-    case VarintFormat::kInt64:
-      return "int64";
+    case VarintFormat::kDeltaUInt32: return "uint32";
+    case VarintFormat::kSInt32: return "sint32";
+    case VarintFormat::kInt64: return "int64";
     case VarintFormat::kUInt64:
-    case VarintFormat::kDeltaUInt64:
-      return "uint64";
-    case VarintFormat::kSInt64:
-      return "sint64";
-    case VarintFormat::kBool:
-      return "bool";
+    case VarintFormat::kDeltaUInt64: return "uint64";
+    case VarintFormat::kSInt64: return "sint64";
+    case VarintFormat::kBool: return "bool";
   }
   return "varint";
 }
@@ -40,12 +33,11 @@ absl::Status VarintErrorStatus(DecodeStatus status, size_t offset, size_t payloa
       return absl::InvalidArgumentError(absl::StrCat(
           "varint at byte offset ", offset, " does not end within 10 bytes (over-long varint)"));
     case DecodeStatus::kOverflow:
-      return absl::InvalidArgumentError(
-          absl::StrCat("varint at byte offset ", offset, " overflows ",
-                       VarintFormatTypeName(format), " (strict mode)"));
+      return absl::InvalidArgumentError(absl::StrCat("varint at byte offset ", offset,
+                                                     " overflows ", VarintFormatTypeName(format),
+                                                     " (strict mode)"));
     case DecodeStatus::kOk:
-    case DecodeStatus::kOutputFull:
-      break;
+    case DecodeStatus::kOutputFull: break;
   }
   return absl::InternalError(absl::StrCat("pbaccel: unexpected decode status ",
                                           static_cast<int>(status), " at byte offset ", offset));

@@ -12,9 +12,9 @@
 //     up to eight varints ending in the step, the bit offset and bit length of its 7-bit groups;
 //   * where the paper extracts each varint with its own PEXT, this kernel packs the whole step's
 //     payload bits with ONE PEXT (mask 0x7F per byte: byte i's group lands at bit 7i) and cuts the
-//     values out of that with AVX2 variable shifts and masks, eight slots at once, stored whole (the
-//     `count` real ones are kept, the rest are overwritten by the next step). One PEXT and a few
-//     vector instructions per step, instead of one PEXT per varint: on Zen 4 this took W1 from
+//     values out of that with AVX2 variable shifts and masks, eight slots at once, stored whole
+//     (the `count` real ones are kept, the rest are overwritten by the next step). One PEXT and a
+//     few vector instructions per step, instead of one PEXT per varint: on Zen 4 this took W1 from
 //     1.5x to 2.3x upstream and len1to5 from 2.9x to 6.3x (//bench:compare, N = 1,048,576).
 //     (bool: value != 0 per slot by one compare, spread to bytes with PDEP). Delta and strict mode
 //     cut the slots with SHRX/BZHI instead (they need per-value work);
@@ -58,8 +58,10 @@ namespace internal {
 namespace {
 
 #include "parsers/varint_format-inl.h"
-#include "parsers/varint_size-inl.h"
 #include "parsers/varint_scalar-inl.h"
+#include "parsers/varint_size-inl.h"
+
+// Uses varint_format-inl.h.
 #include "parsers/store8x32_avx2-inl.h"
 
 // Bytes per step: 6, 7 or 8 (the header comment gives the three measured).
@@ -163,9 +165,9 @@ inline void StoreFields(Fields f, typename FormatTraits<F>::Out* out) {
   } else if constexpr (sizeof(typename FormatTraits<F>::Out) == 8) {
     if constexpr (F == VarintFormat::kSInt64) {
       const auto zigzag = [](__m256i v) {
-        return _mm256_xor_si256(_mm256_srli_epi64(v, 1),
-                                _mm256_sub_epi64(_mm256_setzero_si256(),
-                                                 _mm256_and_si256(v, _mm256_set1_epi64x(1))));
+        return _mm256_xor_si256(
+            _mm256_srli_epi64(v, 1),
+            _mm256_sub_epi64(_mm256_setzero_si256(), _mm256_and_si256(v, _mm256_set1_epi64x(1))));
       };
       f.lo = zigzag(f.lo);
       f.hi = zigzag(f.hi);
@@ -198,7 +200,8 @@ inline void PutOneByteWindow(const uint8_t* p, typename FormatTraits<F>::Out* ou
   if constexpr (F == VarintFormat::kBool) {
     for (int i = 0; i < 64; i += 32) {
       const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_min_epu8(v, _mm256_set1_epi8(1)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
+                          _mm256_min_epu8(v, _mm256_set1_epi8(1)));
     }
     return;
   }
@@ -249,59 +252,59 @@ struct Bmi2Decoder {
       if (steps > kMaxSteps) steps = kMaxSteps;
       const uint8_t* const stop = p + steps * kWordBytes;
       bool malformed = false;
-    do {
-      const uint64_t w = LoadLittleEndian64(p);
-      const Bmi2Step& s = kPatterns.step[_pext_u64(w, kContinuationMask)];
-      const uint64_t packed = _pext_u64(w, kPayloadMask);
-      // The first varint: its bits so far plus this step's (bits past 63 fall off, as upstream).
-      const uint64_t first = partial | (_bzhi_u64(packed, s.len[0]) << (7 * partial_bytes));
-      // A varint reaching its 11th byte is malformed.
-      if (__builtin_expect(partial_bytes + s.first_len > 10, 0)) {
-        malformed = true;
-        break;
-      }
-      if constexpr (kVectorFanOut<F, kStrict>) {
-        StoreFields<F>(FanOut(packed, s), out + n);
-        out[n] = Traits::Convert(first);  // Slot 0 with the bits of earlier steps.
-      } else {
-        uint64_t v[kSlots];
-        v[0] = first;
-#pragma GCC unroll 8
-        for (int k = 1; k < kSlots; ++k) v[k] = _bzhi_u64(packed >> s.shift[k], s.len[k]);
-        if (kStrict) {
-          // Values out of range, and a 10-byte varint whose last byte carries bits past 63.
-          bool bad = s.count > 0 && partial_bytes + s.first_len == 10 &&
-                     ((w >> (8 * (s.first_len - 1))) & 0x7F) > 1;
-#pragma GCC unroll 8
-          for (int k = 0; k < kSlots; ++k) bad |= k < s.count && !Traits::FitsStrict(v[k]);
-          if (__builtin_expect(bad, 0)) {
-            malformed = true;
-            break;
-          }
+      do {
+        const uint64_t w = LoadLittleEndian64(p);
+        const Bmi2Step& s = kPatterns.step[_pext_u64(w, kContinuationMask)];
+        const uint64_t packed = _pext_u64(w, kPayloadMask);
+        // The first varint: its bits so far plus this step's (bits past 63 fall off, as upstream).
+        const uint64_t first = partial | (_bzhi_u64(packed, s.len[0]) << (7 * partial_bytes));
+        // A varint reaching its 11th byte is malformed.
+        if (__builtin_expect(partial_bytes + s.first_len > 10, 0)) {
+          malformed = true;
+          break;
         }
-        if constexpr (Traits::kDelta) {
-          Out running[kSlots];
-          Out acc = sum;
-#pragma GCC unroll 8
-          for (int k = 0; k < kSlots; ++k) {
-            acc = static_cast<Out>(acc + Traits::Convert(v[k]));
-            running[k] = acc;
-            out[n + k] = acc;
-          }
-          if (s.count > 0) sum = running[s.count - 1];
+        if constexpr (kVectorFanOut<F, kStrict>) {
+          StoreFields<F>(FanOut(packed, s), out + n);
+          out[n] = Traits::Convert(first);  // Slot 0 with the bits of earlier steps.
         } else {
+          uint64_t v[kSlots];
+          v[0] = first;
 #pragma GCC unroll 8
-          for (int k = 0; k < kSlots; ++k) out[n + k] = Traits::Convert(v[k]);
+          for (int k = 1; k < kSlots; ++k) v[k] = _bzhi_u64(packed >> s.shift[k], s.len[k]);
+          if (kStrict) {
+            // Values out of range, and a 10-byte varint whose last byte carries bits past 63.
+            bool bad = s.count > 0 && partial_bytes + s.first_len == 10 &&
+                       ((w >> (8 * (s.first_len - 1))) & 0x7F) > 1;
+#pragma GCC unroll 8
+            for (int k = 0; k < kSlots; ++k) bad |= k < s.count && !Traits::FitsStrict(v[k]);
+            if (__builtin_expect(bad, 0)) {
+              malformed = true;
+              break;
+            }
+          }
+          if constexpr (Traits::kDelta) {
+            Out running[kSlots];
+            Out acc = sum;
+#pragma GCC unroll 8
+            for (int k = 0; k < kSlots; ++k) {
+              acc = static_cast<Out>(acc + Traits::Convert(v[k]));
+              running[k] = acc;
+              out[n + k] = acc;
+            }
+            if (s.count > 0) sum = running[s.count - 1];
+          } else {
+#pragma GCC unroll 8
+            for (int k = 0; k < kSlots; ++k) out[n + k] = Traits::Convert(v[k]);
+          }
         }
-      }
-      // The varint left open at the step's end (or the one still open, if none ended).
-      const uint64_t tail = packed >> s.tail_shift;
-      const bool ended = s.count > 0;
-      partial = ended ? tail : first;
-      partial_bytes = ended ? s.tail_bytes : partial_bytes + kWordBytes;
-      n += s.count;
-      p += kWordBytes;
-    } while (p != stop);
+        // The varint left open at the step's end (or the one still open, if none ended).
+        const uint64_t tail = packed >> s.tail_shift;
+        const bool ended = s.count > 0;
+        partial = ended ? tail : first;
+        partial_bytes = ended ? s.tail_bytes : partial_bytes + kWordBytes;
+        n += s.count;
+        p += kWordBytes;
+      } while (p != stop);
       if (malformed) break;
     }
     // Finish from the start of the open varint: the bounded reader decodes the rest, reads

@@ -13,12 +13,13 @@
 //   * A payload that ends inside a varint is an error (kTruncated).
 //   * Non-canonical encodings (e.g. 0x80 0x00 for 0) are accepted.
 //   * The value is then narrowed to the field: 32-bit formats keep the low 32 bits (a negative
-//     int32 arrives as a 10-byte varint), zigzag formats undo the zigzag mapping, bool is value != 0.
+//     int32 arrives as a 10-byte varint), zigzag formats undo the zigzag mapping, bool is value !=
+//     0.
 //
 // Strict mode (opt-in, upb-style validation) additionally rejects a varint whose value does not
 // fit its type (kOverflow): any bits beyond bit 63; for uint32/sint32/delta-uint32 a value of 2^32
-// or more; for int32 a value that is not a sign-extended 32-bit integer; for bool a value other than
-// 0 or 1.
+// or more; for int32 a value that is not a sign-extended 32-bit integer; for bool a value other
+// than 0 or 1.
 //
 // The kernel contract (every kernel, every format, both modes):
 //
@@ -56,13 +57,13 @@ namespace internal {
 
 // What a kernel writes for each varint. The output element type is in the comment.
 enum class VarintFormat : uint8_t {
-  kInt32 = 0,      // int32_t: the low 32 bits (int32 and enum fields).
-  kUInt32 = 1,     // uint32_t: the low 32 bits.
-  kSInt32 = 2,     // int32_t: zigzag decoding of the low 32 bits.
-  kInt64 = 3,      // int64_t: the 64 bits.
-  kUInt64 = 4,     // uint64_t: the 64 bits.
-  kSInt64 = 5,     // int64_t: zigzag decoding of the 64 bits.
-  kBool = 6,       // bool: value != 0.
+  kInt32 = 0,        // int32_t: the low 32 bits (int32 and enum fields).
+  kUInt32 = 1,       // uint32_t: the low 32 bits.
+  kSInt32 = 2,       // int32_t: zigzag decoding of the low 32 bits.
+  kInt64 = 3,        // int64_t: the 64 bits.
+  kUInt64 = 4,       // uint64_t: the 64 bits.
+  kSInt64 = 5,       // int64_t: zigzag decoding of the 64 bits.
+  kBool = 6,         // bool: value != 0.
   kDeltaUInt32 = 7,  // uint32_t: running sum of the low 32 bits (differential coding).
   kDeltaUInt64 = 8,  // uint64_t: running sum of the 64 bits.
 };

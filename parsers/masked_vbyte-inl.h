@@ -62,9 +62,8 @@
 // The rest is decoded in stages of at most 48 bytes copied into a zeroed stack buffer and decoded
 // into a stack output, of which exactly the complete varints are copied out: no read outside the
 // payload, no write past `cap`.
-// Malformed input (over-long or truncated varint) and strict-mode range failures in a step go to the
-// bounded scalar reader, which names the error at its exact offset.
-
+// Malformed input (over-long or truncated varint) and strict-mode range failures in a step go to
+// the bounded scalar reader, which names the error at its exact offset.
 
 template <VarintFormat F>
 constexpr bool k64Bit = sizeof(typename FormatTraits<F>::Out) == 8;
@@ -72,14 +71,10 @@ constexpr bool k64Bit = sizeof(typename FormatTraits<F>::Out) == 8;
 // Broadcasts lane `lane` (0..3) of v to all four lanes.
 inline __m128i BroadcastLane32(__m128i v, int lane) {
   switch (lane) {
-    case 0:
-      return _mm_shuffle_epi32(v, 0x00);
-    case 1:
-      return _mm_shuffle_epi32(v, 0x55);
-    case 2:
-      return _mm_shuffle_epi32(v, 0xAA);
-    default:
-      return _mm_shuffle_epi32(v, 0xFF);
+    case 0: return _mm_shuffle_epi32(v, 0x00);
+    case 1: return _mm_shuffle_epi32(v, 0x55);
+    case 2: return _mm_shuffle_epi32(v, 0xAA);
+    default: return _mm_shuffle_epi32(v, 0xFF);
   }
 }
 
@@ -168,8 +163,8 @@ __attribute__((always_inline)) inline uint64_t ContinuationBits64(const uint8_t*
 
 // The outcome of walking one staged or in-place window.
 struct Walk {
-  size_t off;       // Bytes consumed from the window start.
-  size_t count;     // Values written.
+  size_t off;         // Bytes consumed from the window start.
+  size_t count;       // Values written.
   bool needs_scalar;  // Stopped at a step that the bounded scalar reader must take (see Run).
 };
 
@@ -270,8 +265,9 @@ struct MaskedVByteDecoder {
   // most `max_off` bytes in, fewer than `max_count` values are written and at least 16 output
   // slots remain below `room`. REQUIRES: 64 bytes readable at q (16 when max_off is 0); 16
   // writable slots at out + k for every k < room.
-  __attribute__((always_inline)) static Walk WalkWindow(const uint8_t* q, uint64_t bits, size_t max_off, size_t max_count,
-                         Out* out, size_t room, __m128i* carry) {
+  __attribute__((always_inline)) static Walk WalkWindow(const uint8_t* q, uint64_t bits,
+                                                        size_t max_off, size_t max_count, Out* out,
+                                                        size_t room, __m128i* carry) {
     size_t off = 0;
     size_t k = 0;
     // k < max_count and room - k >= 16 as one compare (max_count >= 1, room >= 16 when called).
@@ -345,16 +341,16 @@ struct MaskedVByteDecoder {
         k += 1;
         continue;
       }
-      const __m128i ctrl = _mm_loadu_si128(
-          reinterpret_cast<const __m128i*>(kMaskedVByteTables.shuffle[e.shuffle]));
+      const __m128i ctrl =
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(kMaskedVByteTables.shuffle[e.shuffle]));
       const __m128i x = _mm_and_si128(_mm_shuffle_epi8(in, ctrl), _mm_set1_epi8(0x7F));
       // (b0 + 128 b1) per 16-bit lane; then (w0 + 16384 w1) per 32-bit lane: 28 bits.
       const __m128i w = Join14(x);
       const __m128i d = Join28(w);
       // k64: bits 0..27 in each qword's low dword, bits 28..34 (byte 5) in its high dword.
-      const __m128i v64 = _mm_or_si128(
-          _mm_and_si128(d, _mm_set1_epi64x(0x0FFFFFFF)),
-          _mm_and_si128(_mm_srli_epi64(d, 4), _mm_set1_epi64x(~int64_t{0x0FFFFFFF})));
+      const __m128i v64 =
+          _mm_or_si128(_mm_and_si128(d, _mm_set1_epi64x(0x0FFFFFFF)),
+                       _mm_and_si128(_mm_srli_epi64(d, 4), _mm_set1_epi64x(~int64_t{0x0FFFFFFF})));
       if constexpr (kBlended && !kStrict) {
         // 32-bit formats, lenient (entry32): k16 or kDword, selected without a branch. kDword:
         // the control gathered bytes 1-4 of each varint into its dword (28 bits after the two
@@ -362,9 +358,10 @@ struct MaskedVByteDecoder {
         // kept where byte 4 has its continuation bit (the varint has 5+ bytes): its low nibble
         // lands at bits 28-31 after a dword shift by 4 (the rest, and bytes 6-10, are dropped).
         const __m128i raw = _mm_shuffle_epi8(in, ctrl);
-        const __m128i fifth_ctrl =
-            _mm_or_si128(_mm_add_epi32(ctrl, _mm_set1_epi32(0x01000000)), _mm_set1_epi32(0x00808080));
-        const __m128i fifth = _mm_and_si128(_mm_shuffle_epi8(in, fifth_ctrl), _mm_srai_epi32(raw, 31));
+        const __m128i fifth_ctrl = _mm_or_si128(_mm_add_epi32(ctrl, _mm_set1_epi32(0x01000000)),
+                                                _mm_set1_epi32(0x00808080));
+        const __m128i fifth =
+            _mm_and_si128(_mm_shuffle_epi8(in, fifth_ctrl), _mm_srai_epi32(raw, 31));
         const __m128i dword = _mm_or_si128(d, _mm_slli_epi32(fifth, 4));
         PutShortsOrDwords(w, dword, e.kind, e.count, out + k, carry);
       } else if constexpr (kBlended) {
@@ -408,8 +405,8 @@ struct MaskedVByteDecoder {
     if constexpr (kWide32<F>) {
       // One 8-lane vector (lanes 4-7 of a dword step are past `count`: overwritten later).
       Store8x32<F>(_mm256_blendv_epi8(_mm256_zextsi128_si256(dwords), _mm256_cvtepu16_epi32(w),
-                                    _mm256_broadcastsi128_si256(sel16)),
-                 out);
+                                      _mm256_broadcastsi128_si256(sel16)),
+                   out);
       return;
     }
 #endif
@@ -511,9 +508,11 @@ struct MaskedVByteDecoder {
     };
     return _mm256_movemask_epi8(_mm256_or_si256(load256(0), load256(1))) == 0;
 #else
-    const auto load = [q](int i) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 16 * i)); };
-    return _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(load(0), load(1)),
-                                          _mm_or_si128(load(2), load(3)))) == 0;
+    const auto load = [q](int i) {
+      return _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 16 * i));
+    };
+    return _mm_movemask_epi8(
+               _mm_or_si128(_mm_or_si128(load(0), load(1)), _mm_or_si128(load(2), load(3)))) == 0;
 #endif
   }
 
@@ -657,12 +656,15 @@ struct SseSizer {
         __m128i acc = _mm_setzero_si128();
         for (; i < stop; i += 4) {
           __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(v + i));
-          if (S == SizeFormat::kSInt32) x = _mm_xor_si128(_mm_slli_epi32(x, 1), _mm_srai_epi32(x, 31));
+          if (S == SizeFormat::kSInt32)
+            x = _mm_xor_si128(_mm_slli_epi32(x, 1), _mm_srai_epi32(x, 31));
           for (const uint32_t t : {1u << 7, 1u << 14, 1u << 21, 1u << 28}) {
-            const __m128i ge = _mm_cmpeq_epi32(_mm_max_epu32(x, _mm_set1_epi32(static_cast<int>(t))), x);
+            const __m128i ge =
+                _mm_cmpeq_epi32(_mm_max_epu32(x, _mm_set1_epi32(static_cast<int>(t))), x);
             acc = _mm_sub_epi32(acc, ge);  // ge lanes are -1.
           }
-          if (S == SizeFormat::kInt32) acc = _mm_add_epi32(acc, _mm_and_si128(_mm_srai_epi32(x, 31), _mm_set1_epi32(5)));
+          if (S == SizeFormat::kInt32)
+            acc = _mm_add_epi32(acc, _mm_and_si128(_mm_srai_epi32(x, 31), _mm_set1_epi32(5)));
           total += 4;
         }
         uint32_t lanes[4];
@@ -678,7 +680,8 @@ size_t CountTerminators(const uint8_t* p, const uint8_t* end) {
   const uint8_t* const begin = p;
   size_t count = 0;
   // 64 bytes at a time: four masks combined, one popcount.
-  for (; end - p >= 64; p += 64) count += static_cast<size_t>(_mm_popcnt_u64(~ContinuationBits64(p)));
+  for (; end - p >= 64; p += 64)
+    count += static_cast<size_t>(_mm_popcnt_u64(~ContinuationBits64(p)));
   for (; end - p >= 16; p += 16) {
     const int cont = _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
     count += static_cast<size_t>(16 - _mm_popcnt_u32(static_cast<unsigned>(cont)));

@@ -22,7 +22,11 @@ namespace {
 #include "parsers/varint_format-inl.h"
 #include "parsers/varint_scalar-inl.h"
 #include "parsers/varint_size-inl.h"
+
+// Uses varint_format-inl.h.
 #include "parsers/store8x32_avx2-inl.h"
+
+// The decoder, on the building blocks above.
 #include "parsers/masked_vbyte-inl.h"
 
 }  // namespace

@@ -48,7 +48,8 @@ struct MaskedVByteEntry {
 
 inline constexpr int kMaskedVByteShuffles16 = 496;
 inline constexpr int kMaskedVByteShufflesDword = 789;
-inline constexpr int kMaskedVByteShuffles = kMaskedVByteShuffles16 + 81 + 25 + kMaskedVByteShufflesDword;
+inline constexpr int kMaskedVByteShuffles =
+    kMaskedVByteShuffles16 + 81 + 25 + kMaskedVByteShufflesDword;
 
 struct MaskedVByteTables {
   MaskedVByteEntry entry[4096];    // Every field type and mode.

@@ -17,8 +17,8 @@ namespace internal {
 namespace {
 
 #include "parsers/varint_format-inl.h"
-#include "parsers/varint_size-inl.h"
 #include "parsers/varint_scalar-inl.h"
+#include "parsers/varint_size-inl.h"
 
 template <VarintFormat F, bool kStrict>
 struct PortableDecoder {

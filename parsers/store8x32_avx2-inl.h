@@ -16,9 +16,9 @@ inline void Store8x32(__m256i v, typename FormatTraits<F>::Out* out) {
                     !FormatTraits<F>::kDelta,
                 "32-bit integer formats without a running sum only");
   if constexpr (F == VarintFormat::kSInt32) {
-    v = _mm256_xor_si256(_mm256_srli_epi32(v, 1),
-                         _mm256_sub_epi32(_mm256_setzero_si256(),
-                                          _mm256_and_si256(v, _mm256_set1_epi32(1))));
+    v = _mm256_xor_si256(
+        _mm256_srli_epi32(v, 1),
+        _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_and_si256(v, _mm256_set1_epi32(1))));
   }
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), v);
 }

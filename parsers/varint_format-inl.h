@@ -125,9 +125,8 @@ class OutputSink {
 };
 
 // Builds a kernel's descriptor from its decoder and sizer templates: Decoder<F, kStrict>::Run must
-// have the DecodeFn signature. Every format and both modes are instantiated here, in one place, so a kernel
-// cannot forget one.
-// Sizer<S>::Run has the SizeFn signature for each SizeFormat S.
+// have the DecodeFn signature. Every format and both modes are instantiated here, in one place, so
+// a kernel cannot forget one. Sizer<S>::Run has the SizeFn signature for each SizeFormat S.
 template <template <VarintFormat, bool> class Decoder, template <SizeFormat> class Sizer>
 constexpr KernelDescriptor MakeKernelDescriptor(
     const char* name, const char* summary, CountFn count_terminators,

@@ -95,7 +95,8 @@ inline DecodeResult DecodeWordwise(const uint8_t* p, const uint8_t* end, OutputS
     uint64_t stops = ~w & kHighBits;
     // Eight one-byte varints. Strict bool must still see each value (only 0 and 1 fit), so it
     // takes the general path below when any byte is above 1.
-    if (stops == kHighBits && !(kStrict && F == VarintFormat::kBool && (w & 0x7E7E7E7E7E7E7E7Eull))) {
+    if (stops == kHighBits &&
+        !(kStrict && F == VarintFormat::kBool && (w & 0x7E7E7E7E7E7E7E7Eull))) {
       for (int i = 0; i < 8; ++i) sink.Put(n + i, (w >> (8 * i)) & 0x7F);
       n += 8;
       p += 8;

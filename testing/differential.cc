@@ -58,8 +58,9 @@ std::string CompareWithUpstream(absl::string_view bytes, const Message& prototyp
     ScopedKernelOverride force(kernel);
     std::unique_ptr<Message> ours(prototype.New());
     const absl::Status s = ParsePartialMessage(bytes, ours.get());
-    const std::string where = absl::StrCat("kernel ", kernel, ", ", prototype.GetDescriptor()->full_name(),
-                                           ", input ", Hex(bytes), ": ");
+    const std::string where =
+        absl::StrCat("kernel ", kernel, ", ", prototype.GetDescriptor()->full_name(), ", input ",
+                     Hex(bytes), ": ");
     if (s.ok() != partial_ok) {
       return absl::StrCat(where, "upstream ", partial_ok ? "accepts" : "rejects", ", pbaccel says ",
                           s.ToString());
@@ -80,7 +81,8 @@ std::string CompareWithUpstream(absl::string_view bytes, const Message& prototyp
         return absl::StrCat(where, "re-serialized bytes differ from byte ", at, " of ",
                             expected.size(), " (pbaccel ", got.size(), " bytes): upstream ",
                             Hex(absl::string_view(expected).substr(at > 8 ? at - 8 : 0, 40)),
-                            " pbaccel ", Hex(absl::string_view(got).substr(at > 8 ? at - 8 : 0, 40)));
+                            " pbaccel ",
+                            Hex(absl::string_view(got).substr(at > 8 ? at - 8 : 0, 40)));
       }
     }
     std::unique_ptr<Message> ours_full(prototype.New());
@@ -115,18 +117,21 @@ DifferentialReport RunDifferential(const Message& prototype, const DifferentialO
     FillRandom(msg.get(), rng, options);
     const std::string bytes = EncodeInterleaved(*msg, rng);
     check(bytes, false);
-    for (const std::string& m : Mutate(bytes, rng, static_cast<size_t>(options.mutations_per_message))) {
+    for (const std::string& m :
+         Mutate(bytes, rng, static_cast<size_t>(options.mutations_per_message))) {
       check(m, true);
     }
     if (i == 0) {  // Truncation at every byte of one message.
-      for (size_t cut = 0; cut < bytes.size() && cut < 4096; ++cut) check(bytes.substr(0, cut), true);
+      for (size_t cut = 0; cut < bytes.size() && cut < 4096; ++cut)
+        check(bytes.substr(0, cut), true);
     }
   }
   // Nesting around the recursion limit, through any self-referencing submessage field.
   const Descriptor* d = prototype.GetDescriptor();
   for (int i = 0; i < d->field_count(); ++i) {
     const FieldDescriptor* f = d->field(i);
-    if (f->type() != FieldDescriptor::TYPE_MESSAGE || f->message_type() != d || f->is_map()) continue;
+    if (f->type() != FieldDescriptor::TYPE_MESSAGE || f->message_type() != d || f->is_map())
+      continue;
     for (int depth : {98, 99, 100, 101, 102, 150}) {
       std::string bytes;
       // Innermost first: a packed field worth accelerating, then wrap depth times.

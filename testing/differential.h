@@ -41,7 +41,7 @@ struct DifferentialReport {
   std::vector<std::string> kernels_run;      // Every case ran under each of these kernels.
   std::vector<std::string> kernels_skipped;  // Registered kernels this CPU cannot run, each with
                                              // the features it lacks: "avx512 (avx512vbmi2)".
-  std::vector<std::string> failures;  // Each: what differed, with the input in hex.
+  std::vector<std::string> failures;         // Each: what differed, with the input in hex.
 };
 
 // `msg` serialized with map entries sorted by key: protobuf 3.21 randomizes each map's iteration
@@ -50,7 +50,8 @@ std::string DeterministicSerialization(const google::protobuf::Message& msg);
 
 // Compares upstream and pbaccel on `bytes` for the type of `prototype`, under every supported
 // kernel. Returns "" when they agree, else a description of the first difference.
-std::string CompareWithUpstream(absl::string_view bytes, const google::protobuf::Message& prototype);
+std::string CompareWithUpstream(absl::string_view bytes,
+                                const google::protobuf::Message& prototype);
 
 // Runs the whole check for the type of `prototype`.
 DifferentialReport RunDifferential(const google::protobuf::Message& prototype,

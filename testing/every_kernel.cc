@@ -17,8 +17,8 @@ std::string KernelSkipReason(absl::string_view name) {
   for (const KernelInfo& k : DescribeKernels()) {
     if (k.name != name) continue;
     if (k.supported) return "";
-    return absl::StrCat("kernel '", name, "' needs CPU features this machine lacks: ",
-                        k.missing_features);
+    return absl::StrCat("kernel '", name,
+                        "' needs CPU features this machine lacks: ", k.missing_features);
   }
   return absl::StrCat("no kernel named '", name, "' in this build");
 }

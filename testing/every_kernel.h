@@ -45,11 +45,9 @@ class EveryKernelTest : public ::testing::TestWithParam<std::string> {
 }  // namespace testing
 }  // namespace pbaccel
 
-#define PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(fixture)                                       \
-  INSTANTIATE_TEST_SUITE_P(EveryKernel, fixture,                                            \
-                           ::testing::ValuesIn(::pbaccel::testing::AllKernelNames()),       \
-                           [](const ::testing::TestParamInfo<std::string>& info) {          \
-                             return info.param;                                             \
-                           })
+#define PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(fixture)                                  \
+  INSTANTIATE_TEST_SUITE_P(                                                            \
+      EveryKernel, fixture, ::testing::ValuesIn(::pbaccel::testing::AllKernelNames()), \
+      [](const ::testing::TestParamInfo<std::string>& info) { return info.param; })
 
 #endif  // PBACCEL_TESTING_EVERY_KERNEL_H_

@@ -7,9 +7,9 @@ namespace testing {
 
 const std::vector<VarintFormat>& AllFormats() {
   static const auto* const formats = new std::vector<VarintFormat>{
-      VarintFormat::kInt32,  VarintFormat::kUInt32,      VarintFormat::kSInt32,
-      VarintFormat::kInt64,  VarintFormat::kUInt64,      VarintFormat::kSInt64,
-      VarintFormat::kBool,   VarintFormat::kDeltaUInt32, VarintFormat::kDeltaUInt64,
+      VarintFormat::kInt32, VarintFormat::kUInt32,      VarintFormat::kSInt32,
+      VarintFormat::kInt64, VarintFormat::kUInt64,      VarintFormat::kSInt64,
+      VarintFormat::kBool,  VarintFormat::kDeltaUInt32, VarintFormat::kDeltaUInt64,
   };
   return *formats;
 }
@@ -34,12 +34,9 @@ size_t OutputSize(VarintFormat format) {
     case VarintFormat::kInt32:
     case VarintFormat::kUInt32:
     case VarintFormat::kSInt32:
-    case VarintFormat::kDeltaUInt32:
-      return 4;
-    case VarintFormat::kBool:
-      return 1;
-    default:
-      return 8;
+    case VarintFormat::kDeltaUInt32: return 4;
+    case VarintFormat::kBool: return 1;
+    default: return 8;
   }
 }
 

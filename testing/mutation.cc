@@ -27,7 +27,8 @@ std::vector<Span> TopLevelFields(absl::string_view b) {
   internal::WireError error;
   for (const char* p = begin; p < end;) {
     p = internal::ReadField(p, end, &f, &error);
-    if (p == nullptr || f.wire_type == WireType::kStartGroup || f.wire_type == WireType::kEndGroup) {
+    if (p == nullptr || f.wire_type == WireType::kStartGroup ||
+        f.wire_type == WireType::kEndGroup) {
       break;
     }
     Span s{};
@@ -85,7 +86,10 @@ std::vector<std::string> Mutate(absl::string_view b, std::mt19937_64& rng, size_
       case 2:  // Tag stretched to 11 bytes (invalid) or padded to up to 10 (non-canonical).
         if (has_fields) {
           const uint64_t tag = DecodeVarintAt(b, s.start, s.tag_end);
-          out.push_back(Replace(b, s.start, s.tag_end, PaddedVarintString(tag, Chance(rng, 50) ? 11 : 2 + static_cast<int>(Uniform(rng, 4)))));
+          out.push_back(
+              Replace(b, s.start, s.tag_end,
+                      PaddedVarintString(
+                          tag, Chance(rng, 50) ? 11 : 2 + static_cast<int>(Uniform(rng, 4)))));
         }
         break;
       case 3:  // Length past the end, or near 2^31.
@@ -136,14 +140,16 @@ std::vector<std::string> Mutate(absl::string_view b, std::mt19937_64& rng, size_
       }
       case 9: {  // Field number 0, or above 2^29 - 1.
         std::string enc;
-        AppendTag(Chance(rng, 50) ? 0 : (1 << 29), static_cast<int>(Uniform(rng, 3)) == 2 ? 2 : 0, &enc);
+        AppendTag(Chance(rng, 50) ? 0 : (1 << 29), static_cast<int>(Uniform(rng, 3)) == 2 ? 2 : 0,
+                  &enc);
         enc += '\x01';
         out.push_back(Chance(rng, 50) ? enc + std::string(b) : std::string(b) + enc);
         break;
       }
       case 10:  // A varint value stretched to 11 bytes.
         if (has_fields && s.wire_type == 0) {
-          out.push_back(Replace(b, s.tag_end, s.end, PaddedVarintString(DecodeVarintAt(b, s.tag_end, s.end), 11)));
+          out.push_back(Replace(b, s.tag_end, s.end,
+                                PaddedVarintString(DecodeVarintAt(b, s.tag_end, s.end), 11)));
         }
         break;
       default:  // Two valid encodings concatenated (merge), or a duplicated field.

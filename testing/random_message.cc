@@ -27,20 +27,11 @@ std::vector<uint64_t> WorkloadWireValues(const FieldDescriptor* f, size_t n, std
   const char* candidates32[] = {"1byte", "W1", "W2", "W3", "W4", "len1to5", "tiles"};
   const char* name = "len1to10";
   switch (f->type()) {
-    case FieldDescriptor::TYPE_UINT32:
-      name = candidates32[Uniform(rng, 7)];
-      break;
-    case FieldDescriptor::TYPE_INT32:
-      name = "int32neg25";
-      break;
-    case FieldDescriptor::TYPE_SINT32:
-      name = "sint32W4";
-      break;
-    case FieldDescriptor::TYPE_BOOL:
-      name = "bool";
-      break;
-    default:
-      break;
+    case FieldDescriptor::TYPE_UINT32: name = candidates32[Uniform(rng, 7)]; break;
+    case FieldDescriptor::TYPE_INT32: name = "int32neg25"; break;
+    case FieldDescriptor::TYPE_SINT32: name = "sint32W4"; break;
+    case FieldDescriptor::TYPE_BOOL: name = "bool"; break;
+    default: break;
   }
   return workloads::GenerateWireValues(*workloads::FindPayloadWorkload(name), n, rng);
 }
@@ -76,7 +67,8 @@ void FillMessage(Message* msg, std::mt19937_64& rng, const RandomMessageOptions&
   for (int i = 0; i < d->oneof_decl_count(); ++i) {
     const auto* oneof = d->oneof_decl(i);
     if (Chance(rng, 25)) continue;
-    FillField(msg, oneof->field(static_cast<int>(Uniform(rng, oneof->field_count()))), rng, o, depth);
+    FillField(msg, oneof->field(static_cast<int>(Uniform(rng, oneof->field_count()))), rng, o,
+              depth);
   }
   // Extensions known to the message's pool.
   std::vector<const FieldDescriptor*> extensions;
@@ -116,8 +108,10 @@ void FillField(Message* msg, const FieldDescriptor* f, std::mt19937_64& rng,
   const size_t n = repeated ? RepeatedCount(rng, o) : (Chance(rng, 60) ? 1 : 0);
   if (n == 0) return;
   std::vector<uint64_t> wire;
-  if (f->cpp_type() != FieldDescriptor::CPPTYPE_STRING && f->cpp_type() != FieldDescriptor::CPPTYPE_ENUM &&
-      f->cpp_type() != FieldDescriptor::CPPTYPE_FLOAT && f->cpp_type() != FieldDescriptor::CPPTYPE_DOUBLE) {
+  if (f->cpp_type() != FieldDescriptor::CPPTYPE_STRING &&
+      f->cpp_type() != FieldDescriptor::CPPTYPE_ENUM &&
+      f->cpp_type() != FieldDescriptor::CPPTYPE_FLOAT &&
+      f->cpp_type() != FieldDescriptor::CPPTYPE_DOUBLE) {
     wire = WorkloadWireValues(f, n, rng);
   }
   for (size_t i = 0; i < n; ++i) {
@@ -147,7 +141,8 @@ void FillField(Message* msg, const FieldDescriptor* f, std::mt19937_64& rng,
       }
       case FieldDescriptor::TYPE_UINT32:
       case FieldDescriptor::TYPE_FIXED32:
-        repeated ? r->AddUInt32(msg, f, static_cast<uint32_t>(w)) : r->SetUInt32(msg, f, static_cast<uint32_t>(w));
+        repeated ? r->AddUInt32(msg, f, static_cast<uint32_t>(w))
+                 : r->SetUInt32(msg, f, static_cast<uint32_t>(w));
         break;
       case FieldDescriptor::TYPE_UINT64:
       case FieldDescriptor::TYPE_FIXED64:
@@ -180,8 +175,7 @@ void FillField(Message* msg, const FieldDescriptor* f, std::mt19937_64& rng,
         repeated ? r->AddString(msg, f, v) : r->SetString(msg, f, v);
         break;
       }
-      default:
-        break;
+      default: break;
     }
   }
 }
@@ -191,20 +185,55 @@ void AppendElement(const Message& m, const FieldDescriptor* f, int i, std::strin
   const Reflection* r = m.GetReflection();
   auto fixed = [out](const void* p, size_t n) { out->append(static_cast<const char*>(p), n); };
   switch (f->type()) {
-    case FieldDescriptor::TYPE_INT32: AppendVarint(static_cast<uint64_t>(static_cast<int64_t>(r->GetRepeatedInt32(m, f, i))), out); break;
-    case FieldDescriptor::TYPE_INT64: AppendVarint(static_cast<uint64_t>(r->GetRepeatedInt64(m, f, i)), out); break;
+    case FieldDescriptor::TYPE_INT32:
+      AppendVarint(static_cast<uint64_t>(static_cast<int64_t>(r->GetRepeatedInt32(m, f, i))), out);
+      break;
+    case FieldDescriptor::TYPE_INT64:
+      AppendVarint(static_cast<uint64_t>(r->GetRepeatedInt64(m, f, i)), out);
+      break;
     case FieldDescriptor::TYPE_UINT32: AppendVarint(r->GetRepeatedUInt32(m, f, i), out); break;
     case FieldDescriptor::TYPE_UINT64: AppendVarint(r->GetRepeatedUInt64(m, f, i), out); break;
-    case FieldDescriptor::TYPE_SINT32: AppendVarint(testing::ZigZagEncode32(r->GetRepeatedInt32(m, f, i)), out); break;
-    case FieldDescriptor::TYPE_SINT64: AppendVarint(testing::ZigZagEncode64(r->GetRepeatedInt64(m, f, i)), out); break;
+    case FieldDescriptor::TYPE_SINT32:
+      AppendVarint(testing::ZigZagEncode32(r->GetRepeatedInt32(m, f, i)), out);
+      break;
+    case FieldDescriptor::TYPE_SINT64:
+      AppendVarint(testing::ZigZagEncode64(r->GetRepeatedInt64(m, f, i)), out);
+      break;
     case FieldDescriptor::TYPE_BOOL: AppendVarint(r->GetRepeatedBool(m, f, i) ? 1 : 0, out); break;
-    case FieldDescriptor::TYPE_ENUM: AppendVarint(static_cast<uint64_t>(static_cast<int64_t>(r->GetRepeatedEnumValue(m, f, i))), out); break;
-    case FieldDescriptor::TYPE_FIXED32: { const uint32_t v = r->GetRepeatedUInt32(m, f, i); fixed(&v, 4); break; }
-    case FieldDescriptor::TYPE_SFIXED32: { const int32_t v = r->GetRepeatedInt32(m, f, i); fixed(&v, 4); break; }
-    case FieldDescriptor::TYPE_FLOAT: { const float v = r->GetRepeatedFloat(m, f, i); fixed(&v, 4); break; }
-    case FieldDescriptor::TYPE_FIXED64: { const uint64_t v = r->GetRepeatedUInt64(m, f, i); fixed(&v, 8); break; }
-    case FieldDescriptor::TYPE_SFIXED64: { const int64_t v = r->GetRepeatedInt64(m, f, i); fixed(&v, 8); break; }
-    case FieldDescriptor::TYPE_DOUBLE: { const double v = r->GetRepeatedDouble(m, f, i); fixed(&v, 8); break; }
+    case FieldDescriptor::TYPE_ENUM:
+      AppendVarint(static_cast<uint64_t>(static_cast<int64_t>(r->GetRepeatedEnumValue(m, f, i))),
+                   out);
+      break;
+    case FieldDescriptor::TYPE_FIXED32: {
+      const uint32_t v = r->GetRepeatedUInt32(m, f, i);
+      fixed(&v, 4);
+      break;
+    }
+    case FieldDescriptor::TYPE_SFIXED32: {
+      const int32_t v = r->GetRepeatedInt32(m, f, i);
+      fixed(&v, 4);
+      break;
+    }
+    case FieldDescriptor::TYPE_FLOAT: {
+      const float v = r->GetRepeatedFloat(m, f, i);
+      fixed(&v, 4);
+      break;
+    }
+    case FieldDescriptor::TYPE_FIXED64: {
+      const uint64_t v = r->GetRepeatedUInt64(m, f, i);
+      fixed(&v, 8);
+      break;
+    }
+    case FieldDescriptor::TYPE_SFIXED64: {
+      const int64_t v = r->GetRepeatedInt64(m, f, i);
+      fixed(&v, 8);
+      break;
+    }
+    case FieldDescriptor::TYPE_DOUBLE: {
+      const double v = r->GetRepeatedDouble(m, f, i);
+      fixed(&v, 8);
+      break;
+    }
     default: break;
   }
 }
@@ -213,14 +242,11 @@ int UnpackedWireType(const FieldDescriptor* f) {
   switch (f->type()) {
     case FieldDescriptor::TYPE_FIXED32:
     case FieldDescriptor::TYPE_SFIXED32:
-    case FieldDescriptor::TYPE_FLOAT:
-      return 5;
+    case FieldDescriptor::TYPE_FLOAT: return 5;
     case FieldDescriptor::TYPE_FIXED64:
     case FieldDescriptor::TYPE_SFIXED64:
-    case FieldDescriptor::TYPE_DOUBLE:
-      return 1;
-    default:
-      return 0;
+    case FieldDescriptor::TYPE_DOUBLE: return 1;
+    default: return 0;
   }
 }
 

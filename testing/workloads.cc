@@ -16,14 +16,26 @@ using FT = FieldType;
 const PayloadWorkload kPayloadWorkloads[] = {
     {"1byte", FT::kUInt32, {100}, false, 0, "best case, all values < 128"},
     {"W1", FT::kUInt32, {}, true, 0, "SFVInt paper, W1"},
-    {"W2", FT::kUInt32, {90.08, 4.63, 3.22, 1.20, 0.88}, false, 0,
+    {"W2",
+     FT::kUInt32,
+     {90.08, 4.63, 3.22, 1.20, 0.88},
+     false,
+     0,
      "SFVInt paper, WebAssembly build suite"},
     {"W3", FT::kUInt32, {81.22, 7.31, 6.16, 4.20, 1.10}, false, 0, "SFVInt paper"},
     {"W4", FT::kUInt32, {72.13, 12.31, 8.53, 5.31, 1.72}, false, 0, "SFVInt paper"},
     {"len1to5", FT::kUInt32, {20, 20, 20, 20, 20}, false, 0, "worst case for branch prediction"},
-    {"len1to10", FT::kUInt64, {10, 10, 10, 10, 10, 10, 10, 10, 10, 10}, false, 0,
+    {"len1to10",
+     FT::kUInt64,
+     {10, 10, 10, 10, 10, 10, 10, 10, 10, 10},
+     false,
+     0,
      "64-bit worst case"},
-    {"int32neg25", FT::kInt32, {90.08, 4.63, 3.22, 1.20, 0.88}, false, 25,
+    {"int32neg25",
+     FT::kInt32,
+     {90.08, 4.63, 3.22, 1.20, 0.88},
+     false,
+     25,
      "protobuf semantics: negative int32 = 10 bytes"},
     {"sint32W4", FT::kSInt32, {72.13, 12.31, 8.53, 5.31, 1.72}, false, 0, "zigzag path"},
     {"bool", FT::kBool, {100}, false, 0, "packed bools"},
@@ -42,14 +54,11 @@ uint64_t UniformInRange(std::mt19937_64& rng, uint64_t lo, uint64_t hi) {
 uint64_t TypeMax(FieldType type) {
   switch (type) {
     case FT::kUInt32:
-    case FT::kSInt32:
-      return UINT32_MAX;
+    case FT::kSInt32: return UINT32_MAX;
     case FT::kInt32:  // Magnitudes; negatives are produced separately.
       return INT32_MAX;
-    case FT::kBool:
-      return 1;
-    default:
-      return UINT64_MAX;
+    case FT::kBool: return 1;
+    default: return UINT64_MAX;
   }
 }
 
@@ -78,20 +87,13 @@ int DrawLength(std::mt19937_64& rng, const double (&percent)[10]) {
 
 absl::string_view FieldTypeName(FieldType type) {
   switch (type) {
-    case FT::kInt32:
-      return "int32";
-    case FT::kInt64:
-      return "int64";
-    case FT::kUInt32:
-      return "uint32";
-    case FT::kUInt64:
-      return "uint64";
-    case FT::kSInt32:
-      return "sint32";
-    case FT::kSInt64:
-      return "sint64";
-    case FT::kBool:
-      return "bool";
+    case FT::kInt32: return "int32";
+    case FT::kInt64: return "int64";
+    case FT::kUInt32: return "uint32";
+    case FT::kUInt64: return "uint64";
+    case FT::kSInt32: return "sint32";
+    case FT::kSInt64: return "sint64";
+    case FT::kBool: return "bool";
   }
   return "?";
 }
@@ -113,8 +115,9 @@ std::vector<uint64_t> GenerateWireValues(const PayloadWorkload& workload, size_t
   values.reserve(n);
   const uint64_t max = TypeMax(workload.type);
   for (size_t i = 0; i < n; ++i) {
-    uint64_t v = workload.uniform32 ? rng() >> 32
-                                    : ValueOfLength(rng, DrawLength(rng, workload.length_percent), max);
+    uint64_t v = workload.uniform32
+                     ? rng() >> 32
+                     : ValueOfLength(rng, DrawLength(rng, workload.length_percent), max);
     if (workload.negate_percent > 0) {
       // int32 magnitudes up to 2^31 - 1, some negated: the wire carries the int64 sign extension.
       const int32_t magnitude = static_cast<int32_t>(v);
@@ -126,8 +129,7 @@ std::vector<uint64_t> GenerateWireValues(const PayloadWorkload& workload, size_t
   return values;
 }
 
-std::vector<uint64_t> GenerateWireValues(const PayloadWorkload& workload, size_t n,
-                                         uint64_t seed) {
+std::vector<uint64_t> GenerateWireValues(const PayloadWorkload& workload, size_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
   return GenerateWireValues(workload, n, rng);
 }

@@ -1,8 +1,8 @@
 // Copyright 2026 The pbaccel Authors.
 //
-// workloads.h: the benchmark data distributions (docs/workloads.md, from ../shared/WORKLOADS.md), as a
-// library shared by the benchmarks, the tests and the differential kit, so every number and every
-// test input comes from the same place. Encoding the values is wire_builder.h's job.
+// workloads.h: the benchmark data distributions (docs/workloads.md, from ../shared/WORKLOADS.md),
+// as a library shared by the benchmarks, the tests and the differential kit, so every number and
+// every test input comes from the same place. Encoding the values is wire_builder.h's job.
 //
 // A payload workload is a distribution of encoded byte lengths: to draw a value, pick a length L
 // from the distribution, then a value uniformly among those whose LEB128 encoding is exactly L
@@ -36,7 +36,7 @@ struct PayloadWorkload {
   FieldType type;
   // Percent of values encoded in 1, 2, ..., 10 bytes (sums to 100). Unused when uniform32.
   double length_percent[10];
-  bool uniform32;       // W1: values uniform over [0, 2^32) instead of a length distribution.
+  bool uniform32;         // W1: values uniform over [0, 2^32) instead of a length distribution.
   double negate_percent;  // int32neg25: share of values negated (encoded as 10 bytes).
   absl::string_view source;
 };

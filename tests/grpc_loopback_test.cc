@@ -51,8 +51,9 @@ class GrpcLoopbackTest : public ::testing::Test {
     grpc::ByteBuffer response;
     grpc::ClientContext ctx;
     return grpc::internal::BlockingUnaryCall<grpc::ByteBuffer, grpc::ByteBuffer>(
-        channel_.get(), grpc::internal::RpcMethod(method.c_str(), grpc::internal::RpcMethod::NORMAL_RPC),
-        &ctx, request, &response);
+        channel_.get(),
+        grpc::internal::RpcMethod(method.c_str(), grpc::internal::RpcMethod::NORMAL_RPC), &ctx,
+        request, &response);
   }
 
   FeatureServiceImpl service_;

@@ -61,7 +61,8 @@ TEST(KernelRegistryTest, AutoPicksTheFirstSupportedUnvetoedKernel) {
   EXPECT_EQ(&SelectKernel(bare, "auto", &warning), &chosen);
   // A CPU with everything gets the registry's first entry that no rule vetoes.
   const CpuInfo zen5 = Cpu(CpuVendor::kAmd, 0x1A, 0x44, kEverything);
-  EXPECT_STREQ(SelectKernel(zen5, "", &warning).kernel->name, KernelRegistry().front().kernel->name);
+  EXPECT_STREQ(SelectKernel(zen5, "", &warning).kernel->name,
+               KernelRegistry().front().kernel->name);
 }
 
 TEST(KernelRegistryTest, ExplicitRequests) {
@@ -91,19 +92,20 @@ TEST(KernelRegistryTest, UnsupportedRequestFallsBackWithTheMissingFeatures) {
 }
 
 TEST(KernelRegistryTest, PextRuleCoversExactlyAmdBeforeZen3) {
-  EXPECT_TRUE(PextIsMicrocoded(Cpu(CpuVendor::kAmd, 0x15, 0x60, kEverything)));  // Excavator.
-  EXPECT_TRUE(PextIsMicrocoded(Cpu(CpuVendor::kAmd, 0x17, 0x01, kEverything)));  // Zen 1.
-  EXPECT_TRUE(PextIsMicrocoded(Cpu(CpuVendor::kAmd, 0x17, 0x31, kEverything)));  // Zen 2.
+  EXPECT_TRUE(PextIsMicrocoded(Cpu(CpuVendor::kAmd, 0x15, 0x60, kEverything)));   // Excavator.
+  EXPECT_TRUE(PextIsMicrocoded(Cpu(CpuVendor::kAmd, 0x17, 0x01, kEverything)));   // Zen 1.
+  EXPECT_TRUE(PextIsMicrocoded(Cpu(CpuVendor::kAmd, 0x17, 0x31, kEverything)));   // Zen 2.
   EXPECT_FALSE(PextIsMicrocoded(Cpu(CpuVendor::kAmd, 0x19, 0x01, kEverything)));  // Zen 3.
   EXPECT_FALSE(PextIsMicrocoded(Cpu(CpuVendor::kAmd, 0x19, 0x11, kEverything)));  // Zen 4.
   EXPECT_FALSE(PextIsMicrocoded(Cpu(CpuVendor::kAmd, 0x1A, 0x02, kEverything)));  // Zen 5.
-  EXPECT_FALSE(PextIsMicrocoded(Cpu(CpuVendor::kIntel, 6, 0x3C, kEverything)));  // Haswell.
+  EXPECT_FALSE(PextIsMicrocoded(Cpu(CpuVendor::kIntel, 6, 0x3C, kEverything)));   // Haswell.
 }
 
 TEST(KernelRegistryTest, ClockRuleCoversExactlySkylakeServerFamily) {
-  EXPECT_TRUE(Avx512LowersClock(Cpu(CpuVendor::kIntel, 6, 0x55, kEverything)));  // SKX/CLX/CPX.
+  EXPECT_TRUE(Avx512LowersClock(Cpu(CpuVendor::kIntel, 6, 0x55, kEverything)));   // SKX/CLX/CPX.
   EXPECT_FALSE(Avx512LowersClock(Cpu(CpuVendor::kIntel, 6, 0x6A, kEverything)));  // Ice Lake-SP.
-  EXPECT_FALSE(Avx512LowersClock(Cpu(CpuVendor::kIntel, 6, 0x8F, kEverything)));  // Sapphire Rapids.
+  EXPECT_FALSE(
+      Avx512LowersClock(Cpu(CpuVendor::kIntel, 6, 0x8F, kEverything)));  // Sapphire Rapids.
   EXPECT_FALSE(Avx512LowersClock(Cpu(CpuVendor::kAmd, 0x19, 0x11, kEverything)));  // Zen 4.
 }
 
@@ -119,17 +121,17 @@ TEST(KernelRegistryTest, PolicyPerCpuGeneration) {
     CpuInfo cpu;
     const char* expected;
   } cases[] = {
-      {Cpu(CpuVendor::kAmd, 0x19, 0x11, kAvx512), "avx512"},       // Zen 4.
-      {Cpu(CpuVendor::kIntel, 6, 0x6A, kAvx512), "avx512"},        // Ice Lake-SP.
-      {Cpu(CpuVendor::kIntel, 6, 0x55, kAvx512), "bmi2"},          // Cascade Lake: 512-bit veto.
-      {Cpu(CpuVendor::kAmd, 0x19, 0x01, kAvx2Bmi2), "bmi2"},       // Zen 3.
-      {Cpu(CpuVendor::kIntel, 6, 0x3C, kAvx2Bmi2), "bmi2"},        // Haswell.
+      {Cpu(CpuVendor::kAmd, 0x19, 0x11, kAvx512), "avx512"},  // Zen 4.
+      {Cpu(CpuVendor::kIntel, 6, 0x6A, kAvx512), "avx512"},   // Ice Lake-SP.
+      {Cpu(CpuVendor::kIntel, 6, 0x55, kAvx512), "bmi2"},     // Cascade Lake: 512-bit veto.
+      {Cpu(CpuVendor::kAmd, 0x19, 0x01, kAvx2Bmi2), "bmi2"},  // Zen 3.
+      {Cpu(CpuVendor::kIntel, 6, 0x3C, kAvx2Bmi2), "bmi2"},   // Haswell.
       {Cpu(CpuVendor::kAmd, 0x17, 0x31, kAvx2Bmi2), "masked_vbyte_avx2"},  // Zen 2: slow PEXT.
       {Cpu(CpuVendor::kAmd, 0x15, 0x60, kAvx2Bmi2), "masked_vbyte_avx2"},  // Excavator.
       // A VM exposing AVX2 but hiding BMI1/BMI2/LZCNT: no kernel whose code holds them.
       {Cpu(CpuVendor::kIntel, 6, 0x55, kAvx2), "masked_vbyte_avx2"},
       {Cpu(CpuVendor::kAmd, 0x19, 0x01, kAvx2 | kCpuBmi2), "masked_vbyte_avx2"},
-      {Cpu(CpuVendor::kIntel, 6, 0x2A, kSse), "masked_vbyte"},     // Sandy Bridge.
+      {Cpu(CpuVendor::kIntel, 6, 0x2A, kSse), "masked_vbyte"},  // Sandy Bridge.
       {Cpu(CpuVendor::kOther, 0, 0, 0), "portable"},
   };
   for (const auto& c : cases) {
@@ -143,8 +145,10 @@ TEST(KernelRegistryTest, PolicyPerCpuGeneration) {
 TEST(KernelRegistryTest, VetoedKernelsAreNeverAutoSelected) {
   // Whatever the registry holds, no CPU's auto choice is a kernel its rules veto or it cannot run.
   const CpuInfo cpus[] = {
-      Cpu(CpuVendor::kAmd, 0x17, 0x31, kEverything),  Cpu(CpuVendor::kIntel, 6, 0x55, kEverything),
-      Cpu(CpuVendor::kAmd, 0x1A, 0x44, kEverything),  Cpu(CpuVendor::kOther, 0, 0, 0),
+      Cpu(CpuVendor::kAmd, 0x17, 0x31, kEverything),
+      Cpu(CpuVendor::kIntel, 6, 0x55, kEverything),
+      Cpu(CpuVendor::kAmd, 0x1A, 0x44, kEverything),
+      Cpu(CpuVendor::kOther, 0, 0, 0),
       Cpu(CpuVendor::kIntel, 6, 0x3C, kCpuSsse3 | kCpuSse41 | kCpuAvx2 | kCpuBmi2),
   };
   for (const CpuInfo& cpu : cpus) {

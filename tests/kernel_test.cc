@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "pbaccel/testing/wire_builder.h"
-#include "pbaccel/testing/workloads.h"
 #include "gtest/gtest.h"
 #include "pbaccel/cpu_features.h"
 #include "pbaccel/internal/kernel_registry.h"
+#include "pbaccel/testing/wire_builder.h"
+#include "pbaccel/testing/workloads.h"
 #include "tests/varint_test_util.h"
 
 namespace pbaccel {
@@ -104,7 +104,8 @@ class KernelTest : public ::testing::TestWithParam<KernelEntry> {
     // With cap == number of terminators, a payload ending in bytes without a terminator fills
     // the output; the public API classifies that remainder the same way.
     DecodeStatus status = r.status;
-    if (status == DecodeStatus::kOutputFull) status = internal::ClassifyUnterminatedTail(r.pos, end);
+    if (status == DecodeStatus::kOutputFull)
+      status = internal::ClassifyUnterminatedTail(r.pos, end);
     ASSERT_EQ(StatusName(status), StatusName(expected.status));
     ASSERT_EQ(r.count, expected.values.size());
     if (expected.status == DecodeStatus::kOk) {
@@ -210,8 +211,8 @@ TEST_P(KernelTest, RunsOfFiveByteVarintsWithEveryFifthByte) {
     const int run = 1 + fifth % 7;
     for (int i = 0; i < run; ++i) {
       const uint64_t low28 = rng() & 0x0FFFFFFF;
-      payload += Varint((uint64_t{static_cast<uint64_t>(fifth)} << 28) | low28 | (uint64_t{1} << 21),
-                        5);
+      payload +=
+          Varint((uint64_t{static_cast<uint64_t>(fifth)} << 28) | low28 | (uint64_t{1} << 21), 5);
     }
     payload += Varint(fifth, 1);
   }

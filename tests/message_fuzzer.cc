@@ -45,16 +45,19 @@ void CheckKernels(const uint8_t* data, size_t size) {
         const auto format = static_cast<VarintFormat>(f);
         const size_t elem = pbaccel::testing::OutputSize(format);
         std::vector<uint64_t> expected(cap + 1), got(cap + 1);
-        const DecodeResult want = scalar->kernel->Decoder(format, strict)(data, data + size, expected.data(), cap, 7);
+        const DecodeResult want =
+            scalar->kernel->Decoder(format, strict)(data, data + size, expected.data(), cap, 7);
         for (absl::string_view name : pbaccel::SupportedKernels()) {
           const KernelDescriptor& k = *pbaccel::internal::FindKernel(name)->kernel;
           std::fill(got.begin(), got.end(), 0);
           const DecodeResult r = k.Decoder(format, strict)(data, data + size, got.data(), cap, 7);
           if (r.status != want.status || r.pos != want.pos || r.count != want.count ||
               std::memcmp(got.data(), expected.data(), r.count * elem) != 0) {
-            std::fprintf(stderr, "kernel %s differs from scalar: format %d strict %d cap %zu (status %d/%d, count %zu/%zu)\n",
-                         k.name, f, strict, cap, static_cast<int>(r.status), static_cast<int>(want.status),
-                         r.count, want.count);
+            std::fprintf(stderr,
+                         "kernel %s differs from scalar: format %d strict %d cap %zu (status "
+                         "%d/%d, count %zu/%zu)\n",
+                         k.name, f, strict, cap, static_cast<int>(r.status),
+                         static_cast<int>(want.status), r.count, want.count);
             std::abort();
           }
         }
@@ -68,8 +71,10 @@ void CheckKernels(const uint8_t* data, size_t size) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   static const google::protobuf::Message* const kTypes[] = {
-      &pbaccel::test2::Everything::default_instance(), &pbaccel::test3::All3::default_instance(),
-      &pbaccel::bench::Batch::default_instance(), &pbaccel::test2::Recursive::default_instance(),
+      &pbaccel::test2::Everything::default_instance(),
+      &pbaccel::test3::All3::default_instance(),
+      &pbaccel::bench::Batch::default_instance(),
+      &pbaccel::test2::Recursive::default_instance(),
   };
   const uint8_t selector = data[0];
   ++data;

@@ -12,8 +12,6 @@
 #include <vector>
 
 #include "absl/strings/cord.h"
-#include "pbaccel/testing/wire_builder.h"
-#include "pbaccel/testing/workloads.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/dynamic_message.h"
@@ -22,6 +20,8 @@
 #include "gtest/gtest.h"
 #include "pbaccel/pbaccel.h"
 #include "pbaccel/testing/differential.h"
+#include "pbaccel/testing/wire_builder.h"
+#include "pbaccel/testing/workloads.h"
 #include "proto/message_workloads.pb.h"
 #include "proto/parser_test2.pb.h"
 #include "proto/parser_test3.pb.h"
@@ -30,8 +30,8 @@ namespace pbaccel {
 namespace testing {
 namespace {
 
-using ::testing::HasSubstr;
 using google::protobuf::util::MessageDifferencer;
+using ::testing::HasSubstr;
 
 void ExpectAgrees(const google::protobuf::Message& prototype, int iterations, uint64_t seed) {
   DifferentialOptions options;
@@ -43,8 +43,12 @@ void ExpectAgrees(const google::protobuf::Message& prototype, int iterations, ui
   for (const std::string& f : report.failures) ADD_FAILURE() << f;
 }
 
-TEST(MessageParserTest, Proto2EverythingAgreesWithUpstream) { ExpectAgrees(test2::Everything(), 60, 1); }
-TEST(MessageParserTest, Proto2RecursiveAgreesWithUpstream) { ExpectAgrees(test2::Recursive(), 30, 2); }
+TEST(MessageParserTest, Proto2EverythingAgreesWithUpstream) {
+  ExpectAgrees(test2::Everything(), 60, 1);
+}
+TEST(MessageParserTest, Proto2RecursiveAgreesWithUpstream) {
+  ExpectAgrees(test2::Recursive(), 30, 2);
+}
 TEST(MessageParserTest, Proto3AllAgreesWithUpstream) { ExpectAgrees(test3::All3(), 60, 3); }
 TEST(MessageParserTest, WorkloadMessagesAgreeWithUpstream) {
   ExpectAgrees(bench::Batch(), 20, 4);
@@ -99,7 +103,8 @@ bench::Batch MakeBatch() {
   for (int p = 0; p < 8; ++p) {
     bench::Posting* posting = batch.add_postings();
     posting->set_term_id(p);
-    for (uint64_t v : workloads::GenerateWireValues(*workloads::FindPayloadWorkload("W2"), 512, p)) {
+    for (uint64_t v :
+         workloads::GenerateWireValues(*workloads::FindPayloadWorkload("W2"), 512, p)) {
       posting->add_doc_deltas(static_cast<uint32_t>(v));
     }
   }
@@ -117,7 +122,8 @@ TEST(MessageParserTest, ArenaDynamicCordAndStream) {
   EXPECT_TRUE(MessageDifferencer::Equals(batch, *on_arena));
   // DynamicMessage of the same type.
   google::protobuf::DynamicMessageFactory factory;
-  std::unique_ptr<google::protobuf::Message> dynamic(factory.GetPrototype(bench::Batch::descriptor())->New());
+  std::unique_ptr<google::protobuf::Message> dynamic(
+      factory.GetPrototype(bench::Batch::descriptor())->New());
   ASSERT_TRUE(ParseMessage(bytes, dynamic.get()).ok());
   EXPECT_EQ(dynamic->SerializeAsString(), bytes);
   // A Cord in many pieces, and a stream in small chunks.
@@ -151,8 +157,8 @@ TEST(MessageParserTest, ConcurrentParsesOfDifferentMessages) {
 TEST(MessageParserTest, ErrorsNameFieldAndOffset) {
   // Only the kernel path names the packed field in its error, so these also prove the field was
   // decoded by a kernel, at the top level and inside a submessage.
-  std::string payload(kSmallMessageBytes + 100, '\x01');  // Big enough to be walked.
-  payload += "\x80\x80";                                  // Ends mid-varint.
+  std::string payload(kSmallMessageBytes + 100, '\x01');             // Big enough to be walked.
+  payload += "\x80\x80";                                             // Ends mid-varint.
   const std::string bytes = testing::WrapAsPackedField(4, payload);  // Batch.scores
   bench::Batch msg;
   absl::Status s = ParseMessage(bytes, &msg);

@@ -13,12 +13,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "pbaccel/testing/wire_builder.h"
-#include "pbaccel/testing/workloads.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "pbaccel/pbaccel.h"
 #include "pbaccel/testing/every_kernel.h"
+#include "pbaccel/testing/wire_builder.h"
+#include "pbaccel/testing/workloads.h"
 #include "proto/packed_fields.pb.h"
 #include "tests/varint_test_util.h"
 
@@ -48,7 +48,6 @@ uint64_t Bits(T v) {
 // EveryKernelTest forces GetParam()'s kernel and checks that it is the one running.
 class PackedVarintApiTest : public EveryKernelTest {
  protected:
-
   template <typename T>
   void Check(VarintFormat f, AppendFn<T> append, SpanFn<T> span, absl::string_view payload,
              bool strict) {
@@ -147,18 +146,18 @@ TEST_P(PackedVarintApiTest, WorkloadsSmallAndLarge) {
 
 TEST_P(PackedVarintApiTest, MalformedPayloads) {
   const std::vector<std::string> payloads = {
-      "\x80",                                                      // Truncated, small path.
-      std::string("\x01\x02\x80\x80", 4),                          // Truncated after values.
-      OverlongVarint(11),                                          // Too long, no terminator left.
-      Varint(5) + OverlongVarint(12) + Varint(1),                  // Too long, mid-payload.
-      std::string(40, '\x01') + "\xff\xff",                        // Truncated, bulk path.
+      "\x80",                                      // Truncated, small path.
+      std::string("\x01\x02\x80\x80", 4),          // Truncated after values.
+      OverlongVarint(11),                          // Too long, no terminator left.
+      Varint(5) + OverlongVarint(12) + Varint(1),  // Too long, mid-payload.
+      std::string(40, '\x01') + "\xff\xff",        // Truncated, bulk path.
       std::string(40, '\x01') + OverlongVarint(15) + std::string(20, '\x02'),
-      std::string(9, '\xff'),                                      // 9 continuation bytes.
-      std::string(10, '\xff'),                                     // 10: too long.
+      std::string(9, '\xff'),   // 9 continuation bytes.
+      std::string(10, '\xff'),  // 10: too long.
       std::string(30, '\xff'),
-      TenByteVarint(1, 0x02) + std::string(20, '\x03'),            // Lenient ok, strict overflow.
-      Varint(uint64_t{1} << 32) + std::string(20, '\x03'),         // Overflows 32-bit types.
-      Varint(2) + Varint(0xFFFFFFFF80000000ull),                   // int32 min: fits int32.
+      TenByteVarint(1, 0x02) + std::string(20, '\x03'),     // Lenient ok, strict overflow.
+      Varint(uint64_t{1} << 32) + std::string(20, '\x03'),  // Overflows 32-bit types.
+      Varint(2) + Varint(0xFFFFFFFF80000000ull),            // int32 min: fits int32.
   };
   for (const std::string& p : payloads) {
     ASSERT_EQ(UpstreamDecode(VarintFormat::kUInt64, p).has_value(),
@@ -171,7 +170,8 @@ TEST_P(PackedVarintApiTest, MalformedPayloads) {
 TEST_P(PackedVarintApiTest, ErrorMessagesNameTheProblem) {
   RepeatedField<uint32_t> field;
   absl::Status s = DecodePackedUInt32(std::string(20, '\x01') + "\x80\x80", &field);
-  EXPECT_THAT(std::string(s.message()), HasSubstr("ends inside the varint starting at byte offset 20"));
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("ends inside the varint starting at byte offset 20"));
   s = DecodePackedUInt32(std::string(20, '\x01') + OverlongVarint(11), &field);
   EXPECT_THAT(std::string(s.message()), HasSubstr("byte offset 20 does not end within 10 bytes"));
   s = DecodePackedUInt32(std::string(20, '\x01') + Varint(uint64_t{1} << 40), &field,
@@ -211,7 +211,8 @@ TEST_P(PackedVarintApiTest, DeltaIsThePrefixSumFromInitial) {
     reused.Reserve(spare);
     ASSERT_TRUE(DecodePackedDeltaUInt32(payload, &reused, 7).ok());
     ASSERT_EQ(reused.size(), whole.size());
-    for (int i = 0; i < whole.size(); ++i) ASSERT_EQ(reused.Get(i), whole.Get(i)) << spare << " " << i;
+    for (int i = 0; i < whole.size(); ++i)
+      ASSERT_EQ(reused.Get(i), whole.Get(i)) << spare << " " << i;
   }
   // Wraps modulo 2^32.
   RepeatedField<uint32_t> wrap;
@@ -235,8 +236,8 @@ TEST_P(PackedVarintApiTest, EnumMatchesUpstreamOpenEnumField) {
 }
 
 TEST_P(PackedVarintApiTest, ReservesExactlyOnceForAnEmptyField) {
-  const std::string payload =
-      testing::EncodePacked(workloads::GenerateWireValues(*workloads::FindPayloadWorkload("W4"), 777));
+  const std::string payload = testing::EncodePacked(
+      workloads::GenerateWireValues(*workloads::FindPayloadWorkload("W4"), 777));
   RepeatedField<uint32_t> field;
   ASSERT_TRUE(DecodePackedUInt32(payload, &field).ok());
   EXPECT_EQ(field.size(), 777);

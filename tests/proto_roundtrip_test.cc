@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "gtest/gtest.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "gtest/gtest.h"
 #include "proto/packed_fields.pb.h"
 
 namespace pbaccel {

@@ -12,16 +12,16 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "pbaccel/testing/wire_builder.h"
-#include "pbaccel/testing/workloads.h"
 #include "google/protobuf/empty.pb.h"
 #include "google/protobuf/unknown_field_set.h"
 #include "google/protobuf/wire_format_lite.h"
 #include "gtest/gtest.h"
 #include "pbaccel/internal/kernel_registry.h"
 #include "pbaccel/pbaccel.h"
-#include "pbaccel/testing/every_kernel.h"
 #include "pbaccel/testing/differential.h"
+#include "pbaccel/testing/every_kernel.h"
+#include "pbaccel/testing/wire_builder.h"
+#include "pbaccel/testing/workloads.h"
 #include "proto/packed_fields.pb.h"
 #include "tests/varint_test_util.h"
 
@@ -57,11 +57,13 @@ TEST_P(SkipSizeTest, EncodedSizesMatchUpstream) {
         u64.Add(v);
         s64.Add(static_cast<int64_t>(v * 0x9E3779B97F4A7C15ull));
         ref_u64 += ReferenceSize(v);
-        ref_i32 += ReferenceSize(static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(v))));
+        ref_i32 +=
+            ReferenceSize(static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(v))));
       }
       EXPECT_EQ(EncodedSizeInt32(i32), WireFormatLite::Int32Size(i32));
       EXPECT_EQ(EncodedSizeInt32(i32), ref_i32);
-      EXPECT_EQ(EncodedSizeEnum(absl::MakeConstSpan(reinterpret_cast<const int*>(i32.data()), i32.size())),
+      EXPECT_EQ(EncodedSizeEnum(
+                    absl::MakeConstSpan(reinterpret_cast<const int*>(i32.data()), i32.size())),
                 WireFormatLite::EnumSize(RepeatedField<int>(i32.begin(), i32.end())));
       EXPECT_EQ(EncodedSizeUInt32(u32), WireFormatLite::UInt32Size(u32));
       EXPECT_EQ(EncodedSizeSInt32(s32), WireFormatLite::SInt32Size(s32));
@@ -76,7 +78,8 @@ TEST_P(SkipSizeTest, EncodedSizesMatchUpstream) {
 TEST_P(SkipSizeTest, BoundaryValueSizes) {
   const std::vector<int32_t> i32 = {0, 1, 127, 128, 16383, 16384, INT32_MAX, -1, INT32_MIN};
   const std::vector<uint32_t> u32 = {0, 127, 128, (1u << 28) - 1, 1u << 28, UINT32_MAX};
-  const std::vector<uint64_t> u64 = {0, 127, 128, (1ull << 63) - 1, 1ull << 63, UINT64_MAX, 1ull << 56};
+  const std::vector<uint64_t> u64 = {0,          127,        128,       (1ull << 63) - 1,
+                                     1ull << 63, UINT64_MAX, 1ull << 56};
   for (int rep = 0; rep < 3; ++rep) {  // Long enough for the vector loops too.
     std::vector<int32_t> a;
     std::vector<uint32_t> b;
@@ -86,10 +89,14 @@ TEST_P(SkipSizeTest, BoundaryValueSizes) {
       b.insert(b.end(), u32.begin(), u32.end());
       c.insert(c.end(), u64.begin(), u64.end());
     }
-    EXPECT_EQ(EncodedSizeInt32(a), WireFormatLite::Int32Size(RepeatedField<int32_t>(a.begin(), a.end())));
-    EXPECT_EQ(EncodedSizeSInt32(a), WireFormatLite::SInt32Size(RepeatedField<int32_t>(a.begin(), a.end())));
-    EXPECT_EQ(EncodedSizeUInt32(b), WireFormatLite::UInt32Size(RepeatedField<uint32_t>(b.begin(), b.end())));
-    EXPECT_EQ(EncodedSizeUInt64(c), WireFormatLite::UInt64Size(RepeatedField<uint64_t>(c.begin(), c.end())));
+    EXPECT_EQ(EncodedSizeInt32(a),
+              WireFormatLite::Int32Size(RepeatedField<int32_t>(a.begin(), a.end())));
+    EXPECT_EQ(EncodedSizeSInt32(a),
+              WireFormatLite::SInt32Size(RepeatedField<int32_t>(a.begin(), a.end())));
+    EXPECT_EQ(EncodedSizeUInt32(b),
+              WireFormatLite::UInt32Size(RepeatedField<uint32_t>(b.begin(), b.end())));
+    EXPECT_EQ(EncodedSizeUInt64(c),
+              WireFormatLite::UInt64Size(RepeatedField<uint64_t>(c.begin(), c.end())));
   }
 }
 
@@ -134,16 +141,19 @@ TEST_P(SkipSizeTest, CountAndSkipAgreeWithAReference) {
   }
   // An over-long varint anywhere before the n-th is reported with its offset.
   for (size_t before : {0, 3, 8, 13, 40}) {
-    const std::string p = std::string(before, '\x01') + OverlongVarint(12) + std::string(20, '\x01');
+    const std::string p =
+        std::string(before, '\x01') + OverlongVarint(12) + std::string(20, '\x01');
     const absl::StatusOr<size_t> s = SkipVarints(p, before + 5);
     ASSERT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_NE(std::string(s.status().message()).find(absl::StrCat("byte offset ", before)), std::string::npos)
+    EXPECT_NE(std::string(s.status().message()).find(absl::StrCat("byte offset ", before)),
+              std::string::npos)
         << s.status();
   }
 }
 
 TEST_P(SkipSizeTest, PackedViewMatchesTheDecoder) {
-  const std::vector<uint64_t> wire = workloads::GenerateWireValues(*workloads::FindPayloadWorkload("W4"), 1000);
+  const std::vector<uint64_t> wire =
+      workloads::GenerateWireValues(*workloads::FindPayloadWorkload("W4"), 1000);
   const std::string payload = testing::EncodePacked(wire);
   PackedView<PackedType::kUInt32> view(payload);
   EXPECT_EQ(view.size(), 1000u);
@@ -190,9 +200,11 @@ void CheckReader(absl::string_view bytes) {
   google::protobuf::Empty upstream;
   const bool ok = upstream.ParseFromString(std::string(bytes));
   absl::StatusOr<std::vector<Field>> found = FindField(bytes, 1);
-  ASSERT_EQ(found.ok(), ok) << "upstream " << (ok ? "accepts" : "rejects") << ": " << found.status();
+  ASSERT_EQ(found.ok(), ok) << "upstream " << (ok ? "accepts" : "rejects") << ": "
+                            << found.status();
   if (!ok) return;
-  const google::protobuf::UnknownFieldSet& unknown = upstream.GetReflection()->GetUnknownFields(upstream);
+  const google::protobuf::UnknownFieldSet& unknown =
+      upstream.GetReflection()->GetUnknownFields(upstream);
   std::vector<int> numbers;
   FieldReader reader(bytes);
   Field f;
@@ -205,7 +217,9 @@ void CheckReader(absl::string_view bytes) {
       case google::protobuf::UnknownField::TYPE_VARINT: EXPECT_EQ(f.varint, u.varint()); break;
       case google::protobuf::UnknownField::TYPE_FIXED32: EXPECT_EQ(f.fixed32(), u.fixed32()); break;
       case google::protobuf::UnknownField::TYPE_FIXED64: EXPECT_EQ(f.fixed64(), u.fixed64()); break;
-      case google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED: EXPECT_EQ(f.data, u.length_delimited()); break;
+      case google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED:
+        EXPECT_EQ(f.data, u.length_delimited());
+        break;
       case google::protobuf::UnknownField::TYPE_GROUP: {
         std::string body;
         u.group().SerializeToString(&body);
@@ -226,7 +240,8 @@ TEST_P(SkipSizeTest, FieldReaderAgreesWithUpstream) {
     FillRandom(&msg, rng, options);
     std::string bytes = EncodeInterleaved(msg, rng);
     // Groups (valid, nested) and the field the finder looks for.
-    bytes += std::string("\x0b\x08\x01\x13\x18\x02\x14\x0c", 8);  // group 1 { 1: 1, group 2 { 3: 2 } }
+    bytes +=
+        std::string("\x0b\x08\x01\x13\x18\x02\x14\x0c", 8);  // group 1 { 1: 1, group 2 { 3: 2 } }
     CheckReader(bytes);
     for (const std::string& m : Mutate(bytes, rng, 60)) CheckReader(m);
   }

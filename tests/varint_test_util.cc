@@ -9,9 +9,9 @@
 #include <cstring>
 #include <string>
 
+#include "gtest/gtest.h"
 #include "pbaccel/testing/wire_builder.h"
 #include "pbaccel/testing/workloads.h"
-#include "gtest/gtest.h"
 #include "proto/packed_fields.pb.h"
 
 namespace pbaccel {
@@ -25,31 +25,23 @@ uint64_t Convert(VarintFormat format, uint64_t v) {
     case VarintFormat::kInt32:
       return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(v)));
     case VarintFormat::kUInt32:
-    case VarintFormat::kDeltaUInt32:
-      return static_cast<uint32_t>(v);
+    case VarintFormat::kDeltaUInt32: return static_cast<uint32_t>(v);
     case VarintFormat::kSInt32:
       return static_cast<uint64_t>(static_cast<int64_t>(testing::ZigZagDecode32(v)));
-    case VarintFormat::kSInt64:
-      return static_cast<uint64_t>(testing::ZigZagDecode64(v));
-    case VarintFormat::kBool:
-      return v != 0;
-    default:
-      return v;
+    case VarintFormat::kSInt64: return static_cast<uint64_t>(testing::ZigZagDecode64(v));
+    case VarintFormat::kBool: return v != 0;
+    default: return v;
   }
 }
 
 bool FitsStrict(VarintFormat format, uint64_t v) {
   switch (format) {
-    case VarintFormat::kInt32:
-      return v <= 0x7FFFFFFFu || v >= 0xFFFFFFFF80000000ull;
+    case VarintFormat::kInt32: return v <= 0x7FFFFFFFu || v >= 0xFFFFFFFF80000000ull;
     case VarintFormat::kUInt32:
     case VarintFormat::kSInt32:
-    case VarintFormat::kDeltaUInt32:
-      return v <= 0xFFFFFFFFu;
-    case VarintFormat::kBool:
-      return v <= 1;
-    default:
-      return true;
+    case VarintFormat::kDeltaUInt32: return v <= 0xFFFFFFFFu;
+    case VarintFormat::kBool: return v <= 1;
+    default: return true;
   }
 }
 
@@ -107,15 +99,16 @@ Expected ExpectedDecode(VarintFormat format, absl::string_view payload, bool str
   return e;
 }
 
-std::optional<std::vector<uint64_t>> UpstreamDecode(VarintFormat format,
-                                                    absl::string_view payload,
+std::optional<std::vector<uint64_t>> UpstreamDecode(VarintFormat format, absl::string_view payload,
                                                     uint64_t delta_base) {
   int field_number = 0;
   switch (format) {
     case VarintFormat::kInt32: field_number = 1; break;
     case VarintFormat::kInt64: field_number = 2; break;
-    case VarintFormat::kUInt32: case VarintFormat::kDeltaUInt32: field_number = 3; break;
-    case VarintFormat::kUInt64: case VarintFormat::kDeltaUInt64: field_number = 4; break;
+    case VarintFormat::kUInt32:
+    case VarintFormat::kDeltaUInt32: field_number = 3; break;
+    case VarintFormat::kUInt64:
+    case VarintFormat::kDeltaUInt64: field_number = 4; break;
     case VarintFormat::kSInt32: field_number = 5; break;
     case VarintFormat::kSInt64: field_number = 6; break;
     case VarintFormat::kBool: field_number = 7; break;
@@ -168,15 +161,13 @@ uint64_t OutputBits(VarintFormat format, const void* out, size_t i) {
     case VarintFormat::kSInt32:
       return static_cast<uint64_t>(static_cast<int64_t>(static_cast<const int32_t*>(out)[i]));
     case VarintFormat::kUInt32:
-    case VarintFormat::kDeltaUInt32:
-      return static_cast<const uint32_t*>(out)[i];
+    case VarintFormat::kDeltaUInt32: return static_cast<const uint32_t*>(out)[i];
     case VarintFormat::kBool: {
       uint8_t byte;  // Read the byte, not a bool: a kernel storing 2 must be caught, not UB.
       std::memcpy(&byte, static_cast<const char*>(out) + i, 1);
       return byte;
     }
-    default:
-      return static_cast<const uint64_t*>(out)[i];
+    default: return static_cast<const uint64_t*>(out)[i];
   }
 }
 
@@ -185,7 +176,8 @@ GuardedBuffer::GuardedBuffer(size_t capacity) {
   usable_ = (capacity + page - 1) / page * page;
   if (usable_ == 0) usable_ = page;
   mapping_size_ = usable_ + 2 * page;
-  void* m = mmap(nullptr, mapping_size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* m =
+      mmap(nullptr, mapping_size_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (m == MAP_FAILED) std::abort();
   mapping_ = static_cast<char*>(m);
   usable_begin_ = mapping_ + page;

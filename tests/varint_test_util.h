@@ -29,10 +29,10 @@ using internal::VarintFormat;
 
 // The expected outcome of decoding a payload in a format, as every kernel must report it.
 struct Expected {
-  DecodeStatus status;            // kOk, kTruncated, kTooLong or kOverflow.
-  size_t error_offset = 0;        // Byte offset of the offending varint when status != kOk.
-  std::vector<uint64_t> values;   // Values before the error (all of them when kOk), each as the
-                                  // output type's bits widened to 64 (see OutputBits).
+  DecodeStatus status;           // kOk, kTruncated, kTooLong or kOverflow.
+  size_t error_offset = 0;       // Byte offset of the offending varint when status != kOk.
+  std::vector<uint64_t> values;  // Values before the error (all of them when kOk), each as the
+                                 // output type's bits widened to 64 (see OutputBits).
 };
 
 // The independent reference: splits the payload into varints by the rules in
@@ -43,8 +43,7 @@ Expected ExpectedDecode(VarintFormat format, absl::string_view payload, bool str
 // Upstream protobuf's verdict: the values ParseFromString puts in the packed field of the
 // format's type (as OutputBits), or nullopt when it rejects the message. Delta formats: the
 // uint32/uint64 field's values, prefix-summed from `delta_base`.
-std::optional<std::vector<uint64_t>> UpstreamDecode(VarintFormat format,
-                                                    absl::string_view payload,
+std::optional<std::vector<uint64_t>> UpstreamDecode(VarintFormat format, absl::string_view payload,
                                                     uint64_t delta_base = 0);
 
 // Element i of an output array of the format, as its bits widened to uint64 (signed types

@@ -17,8 +17,9 @@ int main() {
   std::fputs(pbaccel::DescribeCpu(pbaccel::DetectedCpu()).c_str(), stdout);
   std::printf("Kernels (priority order):\n");
   for (const pbaccel::KernelInfo& k : pbaccel::DescribeKernels()) {
-    std::string status = k.supported ? (k.auto_selectable ? "supported" : "supported, not auto: " + k.veto)
-                                     : "unsupported: lacks " + k.missing_features;
+    std::string status = k.supported
+                             ? (k.auto_selectable ? "supported" : "supported, not auto: " + k.veto)
+                             : "unsupported: lacks " + k.missing_features;
     std::printf("  %-14.*s %s\n      %.*s\n", static_cast<int>(k.name.size()), k.name.data(),
                 status.c_str(), static_cast<int>(k.summary.size()), k.summary.data());
   }

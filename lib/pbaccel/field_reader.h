@@ -10,7 +10,8 @@
 //     field number 0 or wire type 6/7 is an error (numbers above 2^29 - 1 cannot be encoded);
 //   * varint values have at most 10 bytes; fixed32/fixed64 need their 4/8 bytes;
 //   * a length must fit in the rest of the input (and below 2^31);
-//   * a group ends with an end-group tag of the same number; groups nest at most 100 deep (upstream's
+//   * a group ends with an end-group tag of the same number; groups nest at most 100 deep
+//   (upstream's
 //     default recursion limit); an end-group tag outside any group is an error.
 // Errors are absl::Status kInvalidArgument naming the problem and its byte offset.
 
@@ -29,16 +30,15 @@
 
 namespace pbaccel {
 
-
 // One field, viewing into the message bytes (valid while they are).
 struct Field {
   uint32_t number = 0;
   WireType wire_type = WireType::kVarint;
-  uint64_t varint = 0;      // kVarint: the value.
-  absl::string_view data;   // kFixed32/kFixed64: the 4/8 bytes. kLengthDelimited: the payload.
-                            // kStartGroup: the group's body, between its start and end tags.
-  absl::string_view raw;    // The whole field: tag, value, and for groups the end tag.
-  size_t offset = 0;        // Of the tag, in the bytes given to the reader.
+  uint64_t varint = 0;     // kVarint: the value.
+  absl::string_view data;  // kFixed32/kFixed64: the 4/8 bytes. kLengthDelimited: the payload.
+                           // kStartGroup: the group's body, between its start and end tags.
+  absl::string_view raw;   // The whole field: tag, value, and for groups the end tag.
+  size_t offset = 0;       // Of the tag, in the bytes given to the reader.
 
   uint32_t fixed32() const {
     uint32_t v = 0;

@@ -45,15 +45,18 @@ inline ::grpc::Status DeserializeWithPbaccel(::grpc::ByteBuffer* buffer,
   if (buffer->Length() < kSmallMessageBytes) {
     // Nothing pbaccel would accelerate (see message_parser.h): gRPC's own path, without the
     // slice inspection below.
-    return ::grpc::GenericDeserialize<::grpc::ProtoBufferReader, google::protobuf::Message>(buffer, msg);
+    return ::grpc::GenericDeserialize<::grpc::ProtoBufferReader, google::protobuf::Message>(buffer,
+                                                                                            msg);
   }
   absl::Status s;
   ::grpc::Slice single;
   if (buffer->TrySingleSlice(&single).ok()) {
-    s = ParseMessage(absl::string_view(reinterpret_cast<const char*>(single.begin()), single.size()), msg);
+    s = ParseMessage(
+        absl::string_view(reinterpret_cast<const char*>(single.begin()), single.size()), msg);
   } else {
     std::vector<::grpc::Slice> slices;
-    if (!buffer->Dump(&slices).ok()) return ::grpc::Status(::grpc::StatusCode::INTERNAL, "No payload");
+    if (!buffer->Dump(&slices).ok())
+      return ::grpc::Status(::grpc::StatusCode::INTERNAL, "No payload");
     std::string flat;
     flat.reserve(buffer->Length());
     for (const ::grpc::Slice& slice : slices) {
@@ -71,7 +74,7 @@ inline ::grpc::Status DeserializeWithPbaccel(::grpc::ByteBuffer* buffer,
 
 // Defines grpc::SerializationTraits<Type> with pbaccel's Deserialize (see above). Use at global
 // scope, once per type.
-#define PBACCEL_GRPC_USE_FOR(Type)                                                          \
+#define PBACCEL_GRPC_USE_FOR(Type)                                                           \
   template <>                                                                                \
   class grpc::SerializationTraits<Type, void> {                                              \
    public:                                                                                   \
@@ -82,7 +85,7 @@ inline ::grpc::Status DeserializeWithPbaccel(::grpc::ByteBuffer* buffer,
     static ::grpc::Status Deserialize(::grpc::ByteBuffer* buffer,                            \
                                       ::grpc::protobuf::MessageLite* msg) {                  \
       return ::pbaccel::grpc_internal::DeserializeWithPbaccel(                               \
-          buffer, static_cast<::google::protobuf::Message*>(msg));                          \
+          buffer, static_cast<::google::protobuf::Message*>(msg));                           \
     }                                                                                        \
   }
 

@@ -27,12 +27,12 @@ namespace pbaccel {
 
 // One kernel compiled into this build, as seen from this CPU.
 struct KernelInfo {
-  absl::string_view name;     // "scalar", "portable", ...: also its PBACCEL_KERNEL value.
-  absl::string_view summary;  // The technique, in one line.
-  bool supported;             // This CPU (and OS) can run it.
+  absl::string_view name;        // "scalar", "portable", ...: also its PBACCEL_KERNEL value.
+  absl::string_view summary;     // The technique, in one line.
+  bool supported;                // This CPU (and OS) can run it.
   std::string missing_features;  // When !supported: the CPU features it lacks, e.g. "avx512vbmi".
-  bool auto_selectable;       // supported, and no policy rule vetoes it on this CPU.
-  std::string veto;           // When supported && !auto_selectable: the rule's reason.
+  bool auto_selectable;          // supported, and no policy rule vetoes it on this CPU.
+  std::string veto;              // When supported && !auto_selectable: the rule's reason.
 };
 
 // Every kernel compiled into this build, in priority order (the auto-selection order).

@@ -13,15 +13,16 @@
 //
 // How: the parser walks the message's fields in wire order. A packed repeated field of a varint
 // type (int32, int64, uint32, uint64, sint32, sint64, bool, open enum) is counted, reserved exactly
-// and decoded in place into the field's RepeatedField by the dispatched kernel; a packed fixed-width
-// field (fixed32/64, sfixed32/64, float, double) is appended with one bulk copy; a submessage whose
-// type contains such fields (at any depth) is parsed by this parser recursively. Every other run of
-// fields - singular fields, strings, unpacked repeated fields, maps, groups, extensions (packed ones
-// included), proto2 closed enums, unknown fields - is handed, in order, to upstream protobuf's own
-// parser, so its semantics (last one wins, oneof clearing, merging, unknown-field preservation) are
-// upstream's by construction. Small packed fields (under 64 bytes), small submessages (under 128)
-// and small messages (under kSmallMessageBytes) stay with upstream too: nothing to win on them. A
-// message type with nothing to accelerate is parsed by upstream in one call.
+// and decoded in place into the field's RepeatedField by the dispatched kernel; a packed
+// fixed-width field (fixed32/64, sfixed32/64, float, double) is appended with one bulk copy; a
+// submessage whose type contains such fields (at any depth) is parsed by this parser recursively.
+// Every other run of fields - singular fields, strings, unpacked repeated fields, maps, groups,
+// extensions (packed ones included), proto2 closed enums, unknown fields - is handed, in order, to
+// upstream protobuf's own parser, so its semantics (last one wins, oneof clearing, merging,
+// unknown-field preservation) are upstream's by construction. Small packed fields (under 64 bytes),
+// small submessages (under 128) and small messages (under kSmallMessageBytes) stay with upstream
+// too: nothing to win on them. A message type with nothing to accelerate is parsed by upstream in
+// one call.
 //
 // The per-Descriptor parse plan is built on first use and cached (thread-safe). Concurrent calls on
 // different messages are safe. Recursion is limited like upstream's (default 100 nested messages

@@ -122,12 +122,10 @@ absl::StatusOr<size_t> DecodePackedBool(absl::string_view payload, absl::Span<bo
                                         DecodeOptions options = {});
 absl::StatusOr<size_t> DecodePackedEnum(absl::string_view payload, absl::Span<int> out,
                                         DecodeOptions options = {});
-absl::StatusOr<size_t> DecodePackedDeltaUInt32(absl::string_view payload,
-                                               absl::Span<uint32_t> out, uint32_t initial = 0,
-                                               DecodeOptions options = {});
-absl::StatusOr<size_t> DecodePackedDeltaUInt64(absl::string_view payload,
-                                               absl::Span<uint64_t> out, uint64_t initial = 0,
-                                               DecodeOptions options = {});
+absl::StatusOr<size_t> DecodePackedDeltaUInt32(absl::string_view payload, absl::Span<uint32_t> out,
+                                               uint32_t initial = 0, DecodeOptions options = {});
+absl::StatusOr<size_t> DecodePackedDeltaUInt64(absl::string_view payload, absl::Span<uint64_t> out,
+                                               uint64_t initial = 0, DecodeOptions options = {});
 
 }  // namespace pbaccel
 

@@ -2,10 +2,9 @@
 //
 // packed_view.h: a lazy view of a packed repeated field, without materializing it.
 //
-//   pbaccel::PackedView<pbaccel::PackedType::kUInt32> ids(payload);   // or PackedView::Find(msg, 3)
-//   size_t n = ids.size();                  // bulk count, no decoding
-//   for (uint32_t id : ids) { ... }         // decodes 64 values at a time, on the stack
-//   std::vector<uint32_t> chunk(1024);
+//   pbaccel::PackedView<pbaccel::PackedType::kUInt32> ids(payload);   // or PackedView::Find(msg,
+//   3) size_t n = ids.size();                  // bulk count, no decoding for (uint32_t id : ids) {
+//   ... }         // decodes 64 values at a time, on the stack std::vector<uint32_t> chunk(1024);
 //   while (true) { auto got = cursor.DecodeTo(absl::MakeSpan(chunk)); ... }   // chunked decoding
 //
 // Fixed-width fields (fixed32/64, sfixed32/64, float, double) also give AsSpan(): the payload
@@ -31,15 +30,32 @@
 namespace pbaccel {
 
 enum class PackedType {
-  kInt32, kInt64, kUInt32, kUInt64, kSInt32, kSInt64, kBool, kEnum,
-  kFixed32, kFixed64, kSFixed32, kSFixed64, kFloat, kDouble,
+  kInt32,
+  kInt64,
+  kUInt32,
+  kUInt64,
+  kSInt32,
+  kSInt64,
+  kBool,
+  kEnum,
+  kFixed32,
+  kFixed64,
+  kSFixed32,
+  kSFixed64,
+  kFloat,
+  kDouble,
 };
 
 namespace internal {
 
-template <PackedType kType> struct PackedTypeInfo;
+template <PackedType kType>
+struct PackedTypeInfo;
 #define PBACCEL_PACKED_TYPE(kind, cpp, fixed) \
-  template <> struct PackedTypeInfo<PackedType::kind> { using type = cpp; static constexpr bool kFixed = fixed; }
+  template <>                                 \
+  struct PackedTypeInfo<PackedType::kind> {   \
+    using type = cpp;                         \
+    static constexpr bool kFixed = fixed;     \
+  }
 PBACCEL_PACKED_TYPE(kInt32, int32_t, false);
 PBACCEL_PACKED_TYPE(kInt64, int64_t, false);
 PBACCEL_PACKED_TYPE(kUInt32, uint32_t, false);
@@ -100,7 +116,8 @@ class PackedView {
     absl::StatusOr<size_t> DecodeTo(absl::Span<value_type> out) {
       if constexpr (kFixed) {
         if (payload_.size() % sizeof(value_type) != 0) {
-          return absl::InvalidArgumentError("packed fixed-width payload length is not a multiple of the value size");
+          return absl::InvalidArgumentError(
+              "packed fixed-width payload length is not a multiple of the value size");
         }
         const size_t n = std::min(out.size(), (payload_.size() - pos_) / sizeof(value_type));
         std::memcpy(out.data(), payload_.data() + pos_, n * sizeof(value_type));
@@ -130,7 +147,9 @@ class PackedView {
       if (++index_ == filled_) Refill();
       return *this;
     }
-    bool operator==(const iterator& other) const { return done_ == other.done_ && (done_ || index_ == other.index_); }
+    bool operator==(const iterator& other) const {
+      return done_ == other.done_ && (done_ || index_ == other.index_);
+    }
     bool operator!=(const iterator& other) const { return !(*this == other); }
     const absl::Status& error() const { return error_; }
 

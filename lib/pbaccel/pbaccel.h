@@ -10,12 +10,12 @@
 #ifndef PBACCEL_PBACCEL_H_
 #define PBACCEL_PBACCEL_H_
 
-#include "pbaccel/cpu_features.h"   // IWYU pragma: export
-#include "pbaccel/kernels.h"        // IWYU pragma: export
-#include "pbaccel/message_parser.h" // IWYU pragma: export
-#include "pbaccel/field_reader.h"   // IWYU pragma: export
-#include "pbaccel/packed_varint.h"  // IWYU pragma: export
-#include "pbaccel/packed_view.h"    // IWYU pragma: export
-#include "pbaccel/skip_size.h"      // IWYU pragma: export
+#include "pbaccel/cpu_features.h"    // IWYU pragma: export
+#include "pbaccel/field_reader.h"    // IWYU pragma: export
+#include "pbaccel/kernels.h"         // IWYU pragma: export
+#include "pbaccel/message_parser.h"  // IWYU pragma: export
+#include "pbaccel/packed_varint.h"   // IWYU pragma: export
+#include "pbaccel/packed_view.h"     // IWYU pragma: export
+#include "pbaccel/skip_size.h"       // IWYU pragma: export
 
 #endif  // PBACCEL_PBACCEL_H_

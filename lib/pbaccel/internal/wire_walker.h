@@ -50,14 +50,14 @@ inline const char* ReadVarint(const char* p, const char* end, int max_bytes, uin
 // Why ReadField stopped. Tag errors are at the field's tag; the others at its value.
 enum class WireError : uint8_t {
   kNone = 0,
-  kMalformedTag,      // The tag is longer than 5 bytes or runs past the end.
+  kMalformedTag,  // The tag is longer than 5 bytes or runs past the end.
   kFieldNumberZero,
-  kInvalidWireType,   // 6 or 7.
-  kMalformedVarint,   // A varint value longer than 10 bytes or running past the end.
+  kInvalidWireType,  // 6 or 7.
+  kMalformedVarint,  // A varint value longer than 10 bytes or running past the end.
   kTruncatedFixed64,
   kTruncatedFixed32,
-  kMalformedLength,   // Longer than 5 bytes, past the end, or 2^31 or more.
-  kLengthPastEnd,     // The payload would run past the end of the input.
+  kMalformedLength,  // Longer than 5 bytes, past the end, or 2^31 or more.
+  kLengthPastEnd,    // The payload would run past the end of the input.
 };
 
 // "malformed tag", "field number 0", ...: the words of pbaccel's error messages.
@@ -85,8 +85,8 @@ inline bool IsTagError(WireError error) {
 struct WireField {
   uint32_t number = 0;
   WireType wire_type = WireType::kVarint;
-  const char* tag = nullptr;      // The tag's first byte.
-  const char* value = nullptr;    // The first byte after the tag (varint, fixed bytes, length, body).
+  const char* tag = nullptr;    // The tag's first byte.
+  const char* value = nullptr;  // The first byte after the tag (varint, fixed bytes, length, body).
   const char* payload = nullptr;  // kLengthDelimited: the first byte after the length; else value.
   const char* end = nullptr;      // One past the value; groups: == value (the body is not read).
   uint64_t varint = 0;            // kVarint: the value. kLengthDelimited: the length. Else 0.
@@ -140,8 +140,7 @@ inline const char* ReadValue(const char* p, const char* end, WireField* field, W
       break;
     }
     case WireType::kStartGroup:
-    case WireType::kEndGroup:
-      break;
+    case WireType::kEndGroup: break;
   }
   if (p != nullptr) field->end = p;
   return p;
