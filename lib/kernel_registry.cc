@@ -66,22 +66,10 @@ const char* VetoClockDrop(const CpuInfo& cpu) {
              : nullptr;
 }
 
-// Why the rows of parsers/kernels.bzl stand in the order they do (measurements behind each):
-//   * avx512: 64-byte blocks; first wherever the CPU has VBMI/VBMI2 and no clock drop.
-//   * bmi2 ahead of masked_vbyte: it measured faster on the typical workloads on this project's
-//     Zen 4 (//bench:compare, N = 1,048,576, x upstream, bmi2 vs masked_vbyte): W2 5.4 vs 2.9, W3
-//     7.1 vs 3.7, W4 6.5 vs 3.9, len1to5 7.4 vs 5.4, sint32W4 8.0 vs 4.5, tiles 5.8 vs 4.3, uint64
-//     len1to10 4.7 vs 2.6, 1byte 6.1 vs 5.7, bool 37.5 vs 30.6; even on W1 (2.85 vs 2.83) and
-//     within 10 % on int32neg25 (3.0 vs 3.3). So a CPU with fast PEXT and AVX2 but no usable
-//     AVX-512 (Intel Haswell to Alder Lake, AMD Zen 3) gets bmi2.
-//   * masked_vbyte_avx2 ahead of masked_vbyte (the SSE4.1 build of the same decoder): it took less
-//     time on every workload on this project's Zen 3 but for single noisy samples
-//     (//bench:compare, five runs, time vs masked_vbyte's: 1byte n = 4,096 0.62-0.72, sint32W4
-//     0.83-0.87, W2/W3/W4/len1to5 mostly 0.88-0.98; W1 n = 4,096 1.03 once, W4 n = 4,096 1.41
-//     once). The choice where AVX2 is there but PEXT is slow (AMD Excavator, Zen 1/2). Not
-//     measured on Zen 1/Zen+, whose 256-bit instructions run as two 128-bit halves.
-//   * masked_vbyte: the choice on x86-64 CPUs without AVX2 (pre-Haswell Intel, AMD before
-//     Excavator).
+// The rows of parsers/kernels.bzl, in priority order: avx512 (64-byte blocks; wherever the CPU has
+// VBMI/VBMI2 and no clock drop), bmi2 (fast PEXT and AVX2), masked_vbyte_avx2 (AVX2 where PEXT is
+// slow: AMD Excavator, Zen 1/2), masked_vbyte (x86-64 without AVX2), portable, scalar. The
+// measurements behind that order are in docs/kernels.md.
 const KernelEntry kRegistry[] = {
 #define PBACCEL_KERNEL_ENTRY(descriptor, features, veto) {&descriptor, features, veto},
 #include "parsers/kernel_table.inc"

@@ -64,6 +64,7 @@ namespace {
 #include "parsers/varint_format-inl.h"
 #include "parsers/varint_scalar-inl.h"
 #include "parsers/varint_size-inl.h"
+#include "parsers/zigzag_simd-inl.h"
 
 // Bit i set iff bits i..i+9 of `cont` are all set: a varint that has not ended after 10 bytes.
 inline uint64_t RunsOfTen(uint64_t cont) {
@@ -174,8 +175,7 @@ inline void Emit(__m512i v, size_t cnt, typename Lanes<F>::Out* out, __m512i* ca
   const __m512i zero = _mm512_setzero_si512();
   if constexpr (Lanes<F>::k64) {
     if constexpr (F == VarintFormat::kSInt64) {
-      v = _mm512_xor_si512(_mm512_srli_epi64(v, 1),
-                           _mm512_sub_epi64(zero, _mm512_and_si512(v, _mm512_set1_epi64(1))));
+      v = ZigZag64(v);
     } else if constexpr (F == VarintFormat::kDeltaUInt64) {
       v = _mm512_add_epi64(v, _mm512_alignr_epi64(v, zero, 7));
       v = _mm512_add_epi64(v, _mm512_alignr_epi64(v, zero, 6));
@@ -187,8 +187,7 @@ inline void Emit(__m512i v, size_t cnt, typename Lanes<F>::Out* out, __m512i* ca
     _mm512_mask_storeu_epi64(out, static_cast<__mmask8>((1u << cnt) - 1), v);
   } else {
     if constexpr (F == VarintFormat::kSInt32) {
-      v = _mm512_xor_si512(_mm512_srli_epi32(v, 1),
-                           _mm512_sub_epi32(zero, _mm512_and_si512(v, _mm512_set1_epi32(1))));
+      v = ZigZag32(v);
     } else if constexpr (F == VarintFormat::kDeltaUInt32) {
       v = _mm512_add_epi32(v, _mm512_alignr_epi32(v, zero, 15));
       v = _mm512_add_epi32(v, _mm512_alignr_epi32(v, zero, 14));
@@ -329,8 +328,8 @@ struct Avx512Decoder {
 
   // Step for a block whose `nvar` varints (in bytes `consumed_mask` of *block, at *p) are all one
   // byte long: the values are the bytes, zero-extended, stored at out + *n. When the whole block is
-  // such varints, following blocks that are too are taken by the shortest loop (load, test, store:
-  // 1byte 20 % fewer ns per value than the general block loop; bool 3x), which advances *p, *n and
+  // such varints, following blocks that are too are taken by the shortest loop (load, test, store;
+  // docs/kernels.md has its gain), which advances *p, *n and
   // *block past them (strict bool checks each block's values first, so it stays on the driver's
   // loop). REQUIRES: *n + nvar <= cap.
   __attribute__((always_inline)) static void OneByteStep(const uint8_t** p, const uint8_t* end,

@@ -5,7 +5,7 @@
 // the fan-out.
 //
 // The payload is walked in fixed steps of kWordBytes bytes (8 here; the paper used 6: all three
-// sizes measured, see below), so the next load never waits for decoding:
+// sizes measured, docs/kernels.md), so the next load never waits for decoding:
 //   * PEXT of the 64-bit word with the continuation-bit mask gives the step's pattern (one bit per
 //     byte, set = another byte follows);
 //   * the pattern indexes a table generated at compile time (Bmi2Patterns) holding, for each of the
@@ -14,10 +14,9 @@
 //     payload bits with ONE PEXT (mask 0x7F per byte: byte i's group lands at bit 7i) and cuts the
 //     values out of that with AVX2 variable shifts and masks, eight slots at once, stored whole
 //     (the `count` real ones are kept, the rest are overwritten by the next step). One PEXT and a
-//     few vector instructions per step, instead of one PEXT per varint: on Zen 4 this took W1 from
-//     1.5x to 2.3x upstream and len1to5 from 2.9x to 6.3x (//bench:compare, N = 1,048,576).
-//     (bool: value != 0 per slot by one compare, spread to bytes with PDEP). Delta and strict mode
-//     cut the slots with SHRX/BZHI instead (they need per-value work);
+//     few vector instructions per step, instead of one PEXT per varint (bool: value != 0 per slot
+//     by one compare, spread to bytes with PDEP). Delta and strict mode cut the slots with
+//     SHRX/BZHI instead (they need per-value work);
 //   * first and every 128 steps (lenient, non-delta formats), where no varint is open, runs of 64
 //     bytes without a continuation bit are widened straight to 64 slots (bool: min(byte, 1)), as
 //     small values and bools come (the steps' eight slots per 8 bytes are the slow way to copy
@@ -33,12 +32,7 @@
 // first varint and names the error. zigzag and bool are fused into the vector store, delta into the
 // scalar stores.
 //
-// Step sizes, measured with //bench:compare (N = 1,048,576, x upstream, two runs each, built with
-// --copt=-DPBACCEL_BMI2_WORD_BYTES=6/7/8; W1, W2, W3, W4, len1to5, len1to10, int32neg25):
-//   6 bytes: 2.1-2.1, 3.9-4.0, 5.2-5.6, 4.9-6.3, 4.9-6.1, 2.4-3.0, 1.8-1.9;
-//   7 bytes: 2.4-2.5, 4.0-4.7, 5.4-6.2, 7.5-7.8, 6.7-7.2, 3.4-4.3, 2.4-2.4;
-//   8 bytes: 2.6-2.7, 5.2-5.3, 6.7-6.8, 8.1-8.8, 7.7-8.8, 4.5-4.7, 3.1-3.2.
-// Eight bytes per step wins everywhere (one more byte per step for the same work).
+// The measurements behind these choices are in docs/kernels.md.
 //
 // Bounds: the inner loop runs a precomputed number of steps, each reading 8 bytes and writing at
 // most 8 slots, so it carries no bounds check; the one-byte run loop reads and writes 64 at a time
@@ -60,6 +54,7 @@ namespace {
 #include "parsers/varint_format-inl.h"
 #include "parsers/varint_scalar-inl.h"
 #include "parsers/varint_size-inl.h"
+#include "parsers/zigzag_simd-inl.h"
 
 // Uses varint_format-inl.h.
 #include "parsers/store8x32_avx2-inl.h"
@@ -164,13 +159,8 @@ inline void StoreFields(Fields f, typename FormatTraits<F>::Out* out) {
     std::memcpy(out, &bytes, sizeof(bytes));
   } else if constexpr (sizeof(typename FormatTraits<F>::Out) == 8) {
     if constexpr (F == VarintFormat::kSInt64) {
-      const auto zigzag = [](__m256i v) {
-        return _mm256_xor_si256(
-            _mm256_srli_epi64(v, 1),
-            _mm256_sub_epi64(_mm256_setzero_si256(), _mm256_and_si256(v, _mm256_set1_epi64x(1))));
-      };
-      f.lo = zigzag(f.lo);
-      f.hi = zigzag(f.hi);
+      f.lo = ZigZag64(f.lo);
+      f.hi = ZigZag64(f.hi);
     }
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), f.lo);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4), f.hi);
@@ -182,9 +172,8 @@ inline void StoreFields(Fields f, typename FormatTraits<F>::Out* out) {
   }
 }
 
-// Steps between looks for a run of one-byte varints. Every 1 KB: 1byte 4.2x and bool 3.8x fewer ns
-// per value, the other workloads within 1 % (kernel alone, N = 1,048,576; every 128 bytes cost
-// them 5-10 %: the step loop's exit mispredicts).
+// Steps between looks for a run of one-byte varints (every 1 KB; more often, the step loop's exit
+// mispredicts: docs/kernels.md).
 constexpr size_t kRunCheckSteps = 128;
 
 // Whether the 64 bytes at p all have their high bit clear (64 one-byte varints).
@@ -226,6 +215,11 @@ struct Bmi2Decoder {
   // kRunCheckSteps steps.
   static constexpr size_t kMaxSteps = kVectorFanOut<F, kStrict> ? kRunCheckSteps : SIZE_MAX;
 
+  // The driver: alternates OneByteRuns (where the format has them) with passes of up to kMaxSteps
+  // 8-byte steps that need no bounds check, each cutting the values ending in the step out of one
+  // PEXT of its payload bits (PutStep). The varint left open at the end of a step is carried in
+  // (partial, partial_bytes). Whatever no full step covers, and any malformed input, is finished
+  // by the bounded scalar reader from the start of the open varint.
   static DecodeResult Run(const uint8_t* p, const uint8_t* end, void* out_void, size_t cap,
                           uint64_t delta_base) {
     Out* const out = static_cast<Out*>(out_void);
@@ -235,15 +229,7 @@ struct Bmi2Decoder {
     Out sum = static_cast<Out>(delta_base);  // Delta formats: the last value kept.
     for (;;) {
       if constexpr (kVectorFanOut<F, kStrict>) {
-        // A run of one-byte varints (small values, bools): while no varint is open and the next
-        // 64 bytes have no continuation bit, they are widened straight to 64 slots.
-        if (partial_bytes == 0) {
-          while (end - p >= 64 && cap - n >= 64 && AllOneByte64(p)) {
-            PutOneByteWindow<F>(p, out + n);
-            p += 64;
-            n += 64;
-          }
-        }
+        if (partial_bytes == 0) OneByteRuns(&p, end, out, &n, cap);
       }
       // Steps that need no bounds check: each reads 8 bytes and writes at most kSlots slots.
       size_t steps = end - p >= 8 ? static_cast<size_t>(end - p - 8) / kWordBytes + 1 : 0;
@@ -259,43 +245,10 @@ struct Bmi2Decoder {
         // The first varint: its bits so far plus this step's (bits past 63 fall off, as upstream).
         const uint64_t first = partial | (_bzhi_u64(packed, s.len[0]) << (7 * partial_bytes));
         // A varint reaching its 11th byte is malformed.
-        if (__builtin_expect(partial_bytes + s.first_len > 10, 0)) {
+        if (__builtin_expect(partial_bytes + s.first_len > 10, 0) ||
+            !PutStep(w, packed, first, s, partial_bytes, out + n, &sum)) {
           malformed = true;
           break;
-        }
-        if constexpr (kVectorFanOut<F, kStrict>) {
-          StoreFields<F>(FanOut(packed, s), out + n);
-          out[n] = Traits::Convert(first);  // Slot 0 with the bits of earlier steps.
-        } else {
-          uint64_t v[kSlots];
-          v[0] = first;
-#pragma GCC unroll 8
-          for (int k = 1; k < kSlots; ++k) v[k] = _bzhi_u64(packed >> s.shift[k], s.len[k]);
-          if (kStrict) {
-            // Values out of range, and a 10-byte varint whose last byte carries bits past 63.
-            bool bad = s.count > 0 && partial_bytes + s.first_len == 10 &&
-                       ((w >> (8 * (s.first_len - 1))) & 0x7F) > 1;
-#pragma GCC unroll 8
-            for (int k = 0; k < kSlots; ++k) bad |= k < s.count && !Traits::FitsStrict(v[k]);
-            if (__builtin_expect(bad, 0)) {
-              malformed = true;
-              break;
-            }
-          }
-          if constexpr (Traits::kDelta) {
-            Out running[kSlots];
-            Out acc = sum;
-#pragma GCC unroll 8
-            for (int k = 0; k < kSlots; ++k) {
-              acc = static_cast<Out>(acc + Traits::Convert(v[k]));
-              running[k] = acc;
-              out[n + k] = acc;
-            }
-            if (s.count > 0) sum = running[s.count - 1];
-          } else {
-#pragma GCC unroll 8
-            for (int k = 0; k < kSlots; ++k) out[n + k] = Traits::Convert(v[k]);
-          }
         }
         // The varint left open at the step's end (or the one still open, if none ended).
         const uint64_t tail = packed >> s.tail_shift;
@@ -312,6 +265,61 @@ struct Bmi2Decoder {
     p -= partial_bytes;
     OutputSink<F> sink(out, static_cast<uint64_t>(sum));
     return DecodeTail<F, kStrict>(p, end, sink, n, cap);
+  }
+
+  // Runs of one-byte varints (small values, bools): while no varint is open (the caller's
+  // REQUIRES), the next 64 bytes have no continuation bit and 64 slots remain, they are widened
+  // straight to 64 slots at out + *n; advances *p and *n.
+  __attribute__((always_inline)) static void OneByteRuns(const uint8_t** p, const uint8_t* end,
+                                                         Out* out, size_t* n, size_t cap) {
+    while (end - *p >= 64 && cap - *n >= 64 && AllOneByte64(*p)) {
+      PutOneByteWindow<F>(*p, out + *n);
+      *p += 64;
+      *n += 64;
+    }
+  }
+
+  // One step's stores: the values of the step described by `s` (word `w`, payload bits `packed`,
+  // its first value `first` including the open varint's earlier bytes) into out[0, kSlots) (the
+  // `s.count` real ones; the rest are overwritten by the next step). Vector formats: the AVX2
+  // fan-out. Delta and strict: slot by slot with BZHI, delta continuing from *sum. Returns false,
+  // storing nothing that counts, when strict mode rejects a value.
+  __attribute__((always_inline)) static bool PutStep(uint64_t w, uint64_t packed, uint64_t first,
+                                                     const Bmi2Step& s, unsigned partial_bytes,
+                                                     Out* out, Out* sum) {
+    if constexpr (kVectorFanOut<F, kStrict>) {
+      StoreFields<F>(FanOut(packed, s), out);
+      out[0] = Traits::Convert(first);  // Slot 0 with the bits of earlier steps.
+      return true;
+    } else {
+      uint64_t v[kSlots];
+      v[0] = first;
+#pragma GCC unroll 8
+      for (int k = 1; k < kSlots; ++k) v[k] = _bzhi_u64(packed >> s.shift[k], s.len[k]);
+      if (kStrict) {
+        // Values out of range, and a 10-byte varint whose last byte carries bits past 63.
+        bool bad = s.count > 0 && partial_bytes + s.first_len == 10 &&
+                   ((w >> (8 * (s.first_len - 1))) & 0x7F) > 1;
+#pragma GCC unroll 8
+        for (int k = 0; k < kSlots; ++k) bad |= k < s.count && !Traits::FitsStrict(v[k]);
+        if (__builtin_expect(bad, 0)) return false;
+      }
+      if constexpr (Traits::kDelta) {
+        Out running[kSlots];
+        Out acc = *sum;
+#pragma GCC unroll 8
+        for (int k = 0; k < kSlots; ++k) {
+          acc = static_cast<Out>(acc + Traits::Convert(v[k]));
+          running[k] = acc;
+          out[k] = acc;
+        }
+        if (s.count > 0) *sum = running[s.count - 1];
+      } else {
+#pragma GCC unroll 8
+        for (int k = 0; k < kSlots; ++k) out[k] = Traits::Convert(v[k]);
+      }
+      return true;
+    }
   }
 };
 

@@ -8,19 +8,15 @@
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, in a kernel's .cc
 // file, after <immintrin.h> (or <smmintrin.h>), <algorithm>, <cstddef>, <cstdint>, <cstring>,
 // parsers/kernel_abi.h and the shared -inl.h files (masked_vbyte_tables, varint_format,
-// varint_scalar, varint_size; with AVX2 also store8x32_avx2). Compiled with -mavx2 (__AVX2__
-// defined), the same algorithm uses 256-bit forms where they save instructions; the steps,
-// tables, bounds and results are the same:
+// varint_scalar, varint_size, zigzag_simd; with AVX2 also store8x32_avx2). Compiled with -mavx2
+// (__AVX2__ defined), the same algorithm uses 256-bit forms where they save instructions; the
+// steps, tables, bounds and results are the same:
 //   * the 64-byte continuation mask from two vpmovmskb instead of four pmovmskb;
 //   * 32-bit formats without a running sum (int32, uint32, sint32, enum): a one-byte run's values
 //     widened eight at a time (vpmovzxbd ymm) into 32-byte stores, and the blended step's eight
 //     slots widened (vpmovzxwd ymm), selected and stored as one 32-byte vector, instead of two
 //     of each.
-// Measured on AMD Zen 3 (//bench:compare, both kernels in the same runs, three runs, time of
-// masked_vbyte_avx2 / masked_vbyte): 1byte n = 4,096 0.62-0.64, n = 1M 0.83-0.98; sint32W4
-// 0.85-0.87; int32neg25 0.85-0.98; W2, W3, W4, len1to5, tiles 0.93-0.99; W1 0.97-1.03; uint64
-// len1to10 0.96-0.98 (VEX encoding and the mask only). See lib/kernel_registry.cc for where it is
-// chosen.
+// The measurements behind these choices are in docs/kernels.md.
 //
 // The continuation bits of 64 payload bytes are gathered with four pmovmskb into one 64-bit mask,
 // off the critical path (the next window's mask is built from this one's and a look-ahead mask of
@@ -38,17 +34,14 @@
 //     other shape is wider than the paper's: every varint ending within the 12 bytes, up to four
 //     of 1-10 bytes, one per 32-bit lane (bytes 1-4 by the control, byte 5 by the same control
 //     plus one, kept where byte 4 says the varint goes on). Both shapes are computed and one is
-//     selected by blend, no branch. (len1to5: 3.3 varints per step instead of 2, 30 % faster;
-//     W4 15 %, int32neg25 12 %.) Strict mode, bool and 64-bit fields use the paper's shapes;
+//     selected by blend, no branch. Strict mode, bool and 64-bit fields use the paper's shapes;
 //   * 32-bit fields in lenient mode, where the next 15 bytes are three five-byte varints (random
-//     32-bit values are 94 % five bytes long): a fixed control decodes the three, no table
-//     (W1 -34 % ns per value);
+//     32-bit values are 94 % five bytes long): a fixed control decodes the three, no table;
 //   * 64-bit fields (lenient mode), where the table says k64 or kLong: the pair step. Two bit
 //     scans of the mask give the lengths of the next two varints (1-10 bytes each, both within
 //     the step's 16 bytes, else the first alone); a generated control table indexed by the two
 //     lengths gathers bytes 1-8 of each into its qword (pmaddubsw/pmaddwd pack 56 bits) and bytes
-//     9-10 into a second vector moved to bits 56-63. (uint64 len1to10 went from 1.1x to 2.3x
-//     upstream with it.)
+//     9-10 into a second vector moved to bits 56-63;
 //   * otherwise a varint of 6-10 bytes at the front (every negative int32/int64) takes the
 //     long-varint path: one 8-byte load, its terminator found with a bit scan, its groups packed
 //     with three shift-and-mask rounds, bytes 9-10 added when present. It stays inside this
@@ -84,8 +77,7 @@ template <VarintFormat F>
 inline void Put2x64(__m128i v, int count, typename FormatTraits<F>::Out* out, __m128i* carry) {
   static_assert(k64Bit<F>, "64-bit formats only");
   if constexpr (F == VarintFormat::kSInt64) {
-    v = _mm_xor_si128(_mm_srli_epi64(v, 1),
-                      _mm_sub_epi64(_mm_setzero_si128(), _mm_and_si128(v, _mm_set1_epi64x(1))));
+    v = ZigZag64(v);
   } else if constexpr (F == VarintFormat::kDeltaUInt64) {
     v = _mm_add_epi64(v, _mm_slli_si128(v, 8));
     v = _mm_add_epi64(v, *carry);
@@ -110,8 +102,7 @@ inline void Put4x32(__m128i v, int count, typename FormatTraits<F>::Out* out, __
     std::memcpy(out, &four, 4);
   } else {
     if constexpr (F == VarintFormat::kSInt32) {
-      v = _mm_xor_si128(_mm_srli_epi32(v, 1),
-                        _mm_sub_epi32(_mm_setzero_si128(), _mm_and_si128(v, _mm_set1_epi32(1))));
+      v = ZigZag32(v);
     } else if constexpr (F == VarintFormat::kDeltaUInt32) {
       v = _mm_add_epi32(v, _mm_slli_si128(v, 4));
       v = _mm_add_epi32(v, _mm_slli_si128(v, 8));
@@ -259,8 +250,12 @@ struct MaskedVByteDecoder {
   static constexpr const uint8_t* kConsumedBytes =
       kBlended && !kStrict ? kConsumed32.bytes : kConsumed.bytes;
 
-  // Inlined into its three callers: as a call, the per-window call and its returned struct cost
-  // 5-15 % on most workloads (W1, W2, len1to10 at n = 4,096 and 64).
+  // The window walk, one loop over five kinds of step, each picked from the next 16 bytes'
+  // continuation bits: sixteen one-byte varints; (32-bit lenient) three five-byte varints; (64-bit
+  // lenient) the pair step; one varint of 6+ bytes; the shuffle table's shapes. Kept as one
+  // function on purpose: split into a function per step (always inlined), the same algorithm
+  // compiled to a larger stack frame and other register choices, and bool n = 64 measured 1.45x
+  // slower (docs/kernels.md). Inlined into its three callers: as a call it measured 5-15 % slower.
   // Walks the window at `q` whose 64-bit continuation mask is `bits`, while the step's start is at
   // most `max_off` bytes in, fewer than `max_count` values are written and at least 16 output
   // slots remain below `room`. REQUIRES: 64 bytes readable at q (16 when max_off is 0); 16
@@ -287,9 +282,8 @@ struct MaskedVByteDecoder {
       }
       if constexpr (kBlended && !kStrict) {
         // (A branch: in W1 it mispredicts where the pattern breaks, every ~16 values, but the
-        // three-varint step it takes is a third of the blended step; selecting a wide table entry
-        // instead, without a branch, was 20 % slower on W1. Gated on the table's consumed == 10,
-        // the branch mispredicted on len1to5: 30 % slower there.)
+        // three-varint step it takes is a third of the blended step; the branch-free and
+        // table-gated alternatives measured slower: docs/kernels.md.)
         if ((m & 0x7FFF) == kThreeFiveByte.bits) {
           const __m128i d = Join28(Join14(GatherPayload(in, kThreeFiveByte.lo)));
           // Byte 5's low nibble lands at bits 28-31 (the rest lies past the field's 32 bits).

@@ -5,8 +5,9 @@
 // masked_vbyte_avx2).
 //
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, in a kernel's .cc
-// file compiled with -mavx2, after <immintrin.h> and parsers/varint_format-inl.h. No include
-// guard; includes nothing (see varint_format-inl.h for why each kernel gets its own copy).
+// file compiled with -mavx2, after <immintrin.h>, parsers/varint_format-inl.h and
+// parsers/zigzag_simd-inl.h. No include guard; includes nothing (see varint_format-inl.h for why
+// each kernel gets its own copy).
 
 // Stores eight values given in 32-bit lanes (their low 32 bits are the field values; sint32
 // values are zigzag-decoded here) into out[0, 8). No running sum: delta formats cannot use it.
@@ -16,9 +17,7 @@ inline void Store8x32(__m256i v, typename FormatTraits<F>::Out* out) {
                     !FormatTraits<F>::kDelta,
                 "32-bit integer formats without a running sum only");
   if constexpr (F == VarintFormat::kSInt32) {
-    v = _mm256_xor_si256(
-        _mm256_srli_epi32(v, 1),
-        _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_and_si256(v, _mm256_set1_epi32(1))));
+    v = ZigZag32(v);
   }
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), v);
 }
