@@ -2,10 +2,14 @@
 //
 // packed_view.h: a lazy view of a packed repeated field, without materializing it.
 //
-//   pbaccel::PackedView<pbaccel::PackedType::kUInt32> ids(payload);   // or PackedView::Find(msg,
-//   3) size_t n = ids.size();                  // bulk count, no decoding for (uint32_t id : ids) {
-//   ... }         // decodes 64 values at a time, on the stack std::vector<uint32_t> chunk(1024);
-//   while (true) { auto got = cursor.DecodeTo(absl::MakeSpan(chunk)); ... }   // chunked decoding
+//   // The payload of a packed uint32 field (or PackedView::Find(msg, 3)):
+//   pbaccel::PackedView<pbaccel::PackedType::kUInt32> ids(payload);
+//   size_t n = ids.size();           // bulk count, no decoding
+//   for (uint32_t id : ids) { ... }  // decodes 64 values at a time, on the stack
+//   // Chunked decoding:
+//   std::vector<uint32_t> chunk(1024);
+//   auto cursor = ids.cursor();
+//   while (true) { auto got = cursor.DecodeTo(absl::MakeSpan(chunk)); ... }
 //
 // Fixed-width fields (fixed32/64, sfixed32/64, float, double) also give AsSpan(): the payload
 // itself as absl::Span<const T> when its address is aligned for T (zero copy), or nullopt (then

@@ -1,0 +1,211 @@
+// Copyright 2026 The pbaccel Authors.
+
+#include "bench/realdata_bench.h"
+
+#include <functional>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "bench/realdata_corpus.h"
+#include "bench/realdata_views.h"
+#include "bench/timing.h"
+#include "google/protobuf/arena.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "pbaccel/kernels.h"
+#include "pbaccel/message_parser.h"
+#include "proto/osmformat.pb.h"
+#include "proto/vector_tile.pb.h"
+
+namespace pbaccel {
+namespace bench {
+namespace {
+
+using google::protobuf::Message;
+
+// Both parsers agree on every message of the corpus (as type T).
+template <typename T>
+absl::Status VerifyParsers(const Corpus& corpus) {
+  for (size_t i = 0; i < corpus.messages.size(); ++i) {
+    T upstream, ours;
+    const bool upstream_ok = upstream.ParseFromString(corpus.messages[i]);
+    const absl::Status s = ParseMessage(corpus.messages[i], &ours);
+    if (!upstream_ok || !s.ok() ||
+        !google::protobuf::util::MessageDifferencer::Equals(upstream, ours) ||
+        upstream.SerializeAsString() != ours.SerializeAsString()) {
+      return absl::InternalError(absl::StrCat(corpus.name, " message ", i, ": pbaccel (",
+                                              s.ToString(), ") and upstream (",
+                                              upstream_ok ? "ok" : "rejected", ") differ"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+using ViewFn = absl::StatusOr<ViewChecksum> (*)(absl::string_view);
+
+absl::Status VerifyViews(const Corpus& corpus, ViewFn pbaccel_view, ViewFn protozero_view) {
+  for (size_t i = 0; i < corpus.messages.size(); ++i) {
+    absl::StatusOr<ViewChecksum> a = pbaccel_view(corpus.messages[i]);
+    absl::StatusOr<ViewChecksum> b = protozero_view(corpus.messages[i]);
+    if (!a.ok() || !b.ok() || !(*a == *b)) {
+      return absl::InternalError(absl::StrCat(
+          corpus.name, " message ", i, ": pbaccel's and protozero's reads differ (",
+          a.ok() ? absl::StrCat(a->values, " values, sum ", a->sum) : a.status().ToString(), " vs ",
+          b.ok() ? absl::StrCat(b->values, " values, sum ", b->sum) : b.status().ToString(), ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+struct Candidate {
+  std::string implementation;
+  std::string mode;
+  std::function<uint64_t()> run;
+};
+
+// The six message-parser candidates for type T over `corpus` (reused messages live in `reused`).
+template <typename T>
+std::vector<Candidate> ParserCandidates(const Corpus& corpus,
+                                        std::vector<std::unique_ptr<T>>* reused) {
+  for (size_t i = 0; i < corpus.messages.size(); ++i) reused->push_back(std::make_unique<T>());
+  const auto upstream = [](const std::string& bytes, T* msg) {
+    return msg->ParseFromString(bytes) ? 1u : 0u;
+  };
+  const auto ours = [](const std::string& bytes, T* msg) {
+    return ParseMessage(bytes, msg).ok() ? 1u : 0u;
+  };
+  std::vector<Candidate> out;
+  const std::vector<std::string>* messages = &corpus.messages;
+  for (int which = 0; which < 2; ++which) {
+    const std::string name = which == 0 ? "protobuf" : "pbaccel";
+    const auto parse = which == 0 ? +upstream : +ours;
+    out.push_back({name, "reuse", [messages, reused, parse]() {
+                     uint64_t sum = 0;
+                     for (size_t i = 0; i < messages->size(); ++i) {
+                       sum += parse((*messages)[i], (*reused)[i].get());
+                     }
+                     return sum;
+                   }});
+    out.push_back({name, "fresh", [messages, parse]() {
+                     uint64_t sum = 0;
+                     for (const std::string& m : *messages) {
+                       T msg;
+                       sum += parse(m, &msg);
+                     }
+                     return sum;
+                   }});
+    out.push_back({name, "arena", [messages, parse]() {
+                     uint64_t sum = 0;
+                     for (const std::string& m : *messages) {
+                       google::protobuf::Arena arena;
+                       sum += parse(m, google::protobuf::Arena::CreateMessage<T>(&arena));
+                     }
+                     return sum;
+                   }});
+  }
+  return out;
+}
+
+std::vector<Candidate> ViewCandidates(const Corpus& corpus, ViewFn pbaccel_view,
+                                      ViewFn protozero_view) {
+  const std::vector<std::string>* messages = &corpus.messages;
+  const auto run = [messages](ViewFn view) {
+    return [messages, view]() {
+      uint64_t sum = 0;
+      for (const std::string& m : *messages) sum += view(m)->sum;
+      return sum;
+    };
+  };
+  return {{"protozero", "view", run(protozero_view)}, {"pbaccel", "view", run(pbaccel_view)}};
+}
+
+void Time(const Corpus& corpus, const std::vector<Candidate>& candidates,
+          const RealDataOptions& options, RealDataResult* result) {
+  std::vector<Impl> impls;
+  for (const Candidate& c : candidates) impls.push_back({c.implementation + "/" + c.mode, c.run});
+  const size_t bytes = corpus.bytes();
+  // ns per byte, per implementation and round.
+  const auto samples = TimeInterleaved(impls, bytes, options.reps, options.sample_ns);
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    result->rows.push_back({corpus.name, corpus.messages.size(), bytes,
+                            candidates[i].implementation, candidates[i].mode,
+                            1e3 / Min(samples[i])});
+  }
+}
+
+template <typename T>
+absl::Status RunCorpus(const Corpus& corpus, ViewFn pbaccel_view, ViewFn protozero_view,
+                       const RealDataOptions& options, RealDataResult* result) {
+  absl::Status s = VerifyParsers<T>(corpus);
+  if (s.ok()) s = VerifyViews(corpus, pbaccel_view, protozero_view);
+  if (!s.ok()) return s;
+  result->notes.push_back(absl::StrFormat(
+      "%s: %zu files, %zu messages, %.1f MB; pbaccel verified equal to upstream on every message "
+      "(MessageDifferencer, re-serialized bytes) and to protozero's read (checksums)",
+      corpus.name, corpus.files, corpus.messages.size(), corpus.bytes() / 1e6));
+  std::vector<std::unique_ptr<T>> reused;
+  std::vector<Candidate> candidates = ParserCandidates<T>(corpus, &reused);
+  for (Candidate& c : ViewCandidates(corpus, pbaccel_view, protozero_view)) {
+    candidates.push_back(std::move(c));
+  }
+  Time(corpus, candidates, options, result);
+  return absl::OkStatus();
+}
+
+double Speed(const RealDataResult& r, const std::string& corpus, const std::string& impl,
+             const std::string& mode) {
+  for (const RealDataRow& row : r.rows) {
+    if (row.corpus == corpus && row.implementation == impl && row.mode == mode) return row.mb_per_s;
+  }
+  return 0;
+}
+
+}  // namespace
+
+absl::StatusOr<RealDataResult> RunRealData(const RealDataOptions& options) {
+  RealDataResult result;
+  absl::StatusOr<Corpus> osm = LoadOsm(options.data_dir);
+  if (!osm.ok()) return osm.status();
+  result.notes.push_back(absl::StrFormat(
+      "osm: zlib inflated the %zu blocks (%.1f MB) in %.1f ms (not in the parse times)",
+      osm->messages.size(), osm->bytes() / 1e6, osm->inflate_ns / 1e6));
+  absl::Status s = RunCorpus<OSMPBF::PrimitiveBlock>(*osm, &ReadOsmBlockPbaccel,
+                                                     &ReadOsmBlockProtozero, options, &result);
+  if (!s.ok()) return s;
+  absl::StatusOr<Corpus> mvt = LoadMvt(options.data_dir);
+  if (!mvt.ok()) return mvt.status();
+  s = RunCorpus<vector_tile::Tile>(*mvt, &ReadTilePbaccel, &ReadTileProtozero, options, &result);
+  if (!s.ok()) return s;
+  result.notes.push_back(absl::StrCat("pbaccel's kernel: ", ActiveKernelName()));
+  return result;
+}
+
+std::string RealDataCsv(const RealDataResult& result) {
+  std::string out = "corpus,messages,bytes,implementation,mode,mb_per_s\n";
+  for (const RealDataRow& r : result.rows) {
+    absl::StrAppendFormat(&out, "%s,%zu,%zu,%s,%s,%.1f\n", r.corpus, r.messages, r.bytes,
+                          r.implementation, r.mode, r.mb_per_s);
+  }
+  return out;
+}
+
+std::string RealDataTable(const RealDataResult& result) {
+  std::string out;
+  absl::StrAppendFormat(&out, "%-6s %-10s %-6s %10s %12s\n", "corpus", "impl", "mode", "MB/s",
+                        "vs baseline");
+  for (const RealDataRow& r : result.rows) {
+    const bool view = r.mode == "view";
+    const double base = Speed(result, r.corpus, view ? "protozero" : "protobuf", r.mode);
+    absl::StrAppendFormat(&out, "%-6s %-10s %-6s %10.1f %11.2fx\n", r.corpus, r.implementation,
+                          r.mode, r.mb_per_s, base > 0 ? r.mb_per_s / base : 0);
+  }
+  out +=
+      "(baseline: upstream protobuf's ParseFromString in the same mode; for mode view, "
+      "protozero)\n";
+  for (const std::string& n : result.notes) absl::StrAppend(&out, n, "\n");
+  return out;
+}
+
+}  // namespace bench
+}  // namespace pbaccel

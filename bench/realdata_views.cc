@@ -1,0 +1,219 @@
+// Copyright 2026 The pbaccel Authors.
+
+#include "bench/realdata_views.h"
+
+#include <vector>
+
+#include "absl/status/status.h"
+#include "pbaccel/field_reader.h"
+#include "pbaccel/packed_varint.h"
+#include "protozero/pbf_reader.hpp"
+
+namespace pbaccel {
+namespace bench {
+namespace {
+
+// Field numbers (proto/osmformat.proto, proto/vector_tile.proto).
+constexpr uint32_t kBlockGroup = 2;       // PrimitiveBlock.primitivegroup
+constexpr uint32_t kGroupDense = 2;       // PrimitiveGroup.dense
+constexpr uint32_t kGroupWays = 3;        // PrimitiveGroup.ways
+constexpr uint32_t kDenseId = 1;          // DenseNodes.id, sint64 delta
+constexpr uint32_t kDenseLat = 8;         // DenseNodes.lat, sint64 delta
+constexpr uint32_t kDenseLon = 9;         // DenseNodes.lon, sint64 delta
+constexpr uint32_t kDenseKeysVals = 10;   // DenseNodes.keys_vals, int32
+constexpr uint32_t kWayRefs = 8;          // Way.refs, sint64 delta
+constexpr uint32_t kTileLayers = 3;       // Tile.layers
+constexpr uint32_t kLayerFeatures = 2;    // Layer.features
+constexpr uint32_t kFeatureTags = 2;      // Feature.tags, uint32
+constexpr uint32_t kFeatureGeometry = 4;  // Feature.geometry, uint32
+
+template <typename T>
+void Add(ViewChecksum* c, T v) {
+  ++c->values;
+  c->sum += static_cast<uint64_t>(v);
+}
+
+// --- pbaccel: FieldReader walks, DecodePacked* decodes each payload into a scratch span ---------
+
+// A reusable buffer of at least `n` elements (one value per payload byte at most).
+template <typename T>
+absl::Span<T> Scratch(size_t n) {
+  thread_local std::vector<T> buffer;
+  if (buffer.size() < n) buffer.resize(n);
+  return absl::MakeSpan(buffer.data(), n);
+}
+
+absl::Status AddSInt64Delta(absl::string_view payload, ViewChecksum* c) {
+  const absl::Span<int64_t> out = Scratch<int64_t>(payload.size());
+  absl::StatusOr<size_t> n = DecodePackedSInt64(payload, out);
+  if (!n.ok()) return n.status();
+  int64_t running = 0;
+  for (size_t i = 0; i < *n; ++i) {
+    running += out[i];
+    Add(c, running);
+  }
+  return absl::OkStatus();
+}
+
+template <typename T, typename Fn>
+absl::Status AddPacked(absl::string_view payload, Fn decode, ViewChecksum* c) {
+  const absl::Span<T> out = Scratch<T>(payload.size());
+  absl::StatusOr<size_t> n = decode(payload, out, DecodeOptions());
+  if (!n.ok()) return n.status();
+  for (size_t i = 0; i < *n; ++i) Add(c, out[i]);
+  return absl::OkStatus();
+}
+
+// Calls `on_field(field)` for every length-delimited top-level field of `bytes` numbered `number`.
+template <typename Fn>
+absl::Status ForEach(absl::string_view bytes, uint32_t number, Fn on_field) {
+  FieldReader reader(bytes);
+  Field f;
+  while (reader.Next(&f)) {
+    if (f.number != number || f.wire_type != WireType::kLengthDelimited) continue;
+    absl::Status s = on_field(f.data);
+    if (!s.ok()) return s;
+  }
+  return reader.status();
+}
+
+}  // namespace
+
+absl::StatusOr<ViewChecksum> ReadOsmBlockPbaccel(absl::string_view block) {
+  ViewChecksum c;
+  absl::Status s = ForEach(block, kBlockGroup, [&](absl::string_view group) {
+    FieldReader reader(group);
+    Field f;
+    while (reader.Next(&f)) {
+      if (f.wire_type != WireType::kLengthDelimited) continue;
+      absl::Status st;
+      if (f.number == kGroupDense) {
+        FieldReader dense(f.data);
+        Field d;
+        while (dense.Next(&d) && st.ok()) {
+          if (d.wire_type != WireType::kLengthDelimited) continue;
+          if (d.number == kDenseId || d.number == kDenseLat || d.number == kDenseLon) {
+            st = AddSInt64Delta(d.data, &c);
+          } else if (d.number == kDenseKeysVals) {
+            st = AddPacked<int32_t>(
+                d.data,
+                [](absl::string_view p, absl::Span<int32_t> o, DecodeOptions opt) {
+                  return DecodePackedInt32(p, o, opt);
+                },
+                &c);
+          }
+        }
+        if (st.ok()) st = dense.status();
+      } else if (f.number == kGroupWays) {
+        st = ForEach(f.data, kWayRefs,
+                     [&](absl::string_view refs) { return AddSInt64Delta(refs, &c); });
+      }
+      if (!st.ok()) return st;
+    }
+    return reader.status();
+  });
+  if (!s.ok()) return s;
+  return c;
+}
+
+absl::StatusOr<ViewChecksum> ReadTilePbaccel(absl::string_view tile) {
+  ViewChecksum c;
+  const auto decode = [](absl::string_view p, absl::Span<uint32_t> o, DecodeOptions opt) {
+    return DecodePackedUInt32(p, o, opt);
+  };
+  absl::Status s = ForEach(tile, kTileLayers, [&](absl::string_view layer) {
+    return ForEach(layer, kLayerFeatures, [&](absl::string_view feature) {
+      FieldReader reader(feature);
+      Field f;
+      while (reader.Next(&f)) {
+        if (f.wire_type != WireType::kLengthDelimited) continue;
+        if (f.number == kFeatureTags || f.number == kFeatureGeometry) {
+          absl::Status st = AddPacked<uint32_t>(f.data, decode, &c);
+          if (!st.ok()) return st;
+        }
+      }
+      return reader.status();
+    });
+  });
+  if (!s.ok()) return s;
+  return c;
+}
+
+// --- protozero: pbf_reader and its packed iterators, as libosmium and vtzero read -------------
+
+absl::StatusOr<ViewChecksum> ReadOsmBlockProtozero(absl::string_view block) {
+  ViewChecksum c;
+  try {
+    protozero::pbf_reader b(block.data(), block.size());
+    while (b.next(kBlockGroup, protozero::pbf_wire_type::length_delimited)) {
+      protozero::pbf_reader group = b.get_message();
+      while (group.next()) {
+        if (group.tag() == kGroupDense &&
+            group.wire_type() == protozero::pbf_wire_type::length_delimited) {
+          protozero::pbf_reader dense = group.get_message();
+          while (dense.next()) {
+            switch (dense.tag_and_type()) {
+              case protozero::tag_and_type(kDenseId, protozero::pbf_wire_type::length_delimited):
+              case protozero::tag_and_type(kDenseLat, protozero::pbf_wire_type::length_delimited):
+              case protozero::tag_and_type(kDenseLon, protozero::pbf_wire_type::length_delimited): {
+                int64_t running = 0;
+                for (int64_t v : dense.get_packed_sint64()) {
+                  running += v;
+                  Add(&c, running);
+                }
+                break;
+              }
+              case protozero::tag_and_type(kDenseKeysVals,
+                                           protozero::pbf_wire_type::length_delimited):
+                for (int32_t v : dense.get_packed_int32()) Add(&c, v);
+                break;
+              default: dense.skip();
+            }
+          }
+        } else if (group.tag() == kGroupWays &&
+                   group.wire_type() == protozero::pbf_wire_type::length_delimited) {
+          protozero::pbf_reader way = group.get_message();
+          while (way.next(kWayRefs, protozero::pbf_wire_type::length_delimited)) {
+            int64_t running = 0;
+            for (int64_t v : way.get_packed_sint64()) {
+              running += v;
+              Add(&c, running);
+            }
+          }
+        } else {
+          group.skip();
+        }
+      }
+    }
+  } catch (const protozero::exception& e) {
+    return absl::InvalidArgumentError(e.what());
+  }
+  return c;
+}
+
+absl::StatusOr<ViewChecksum> ReadTileProtozero(absl::string_view tile) {
+  ViewChecksum c;
+  try {
+    protozero::pbf_reader t(tile.data(), tile.size());
+    while (t.next(kTileLayers, protozero::pbf_wire_type::length_delimited)) {
+      protozero::pbf_reader layer = t.get_message();
+      while (layer.next(kLayerFeatures, protozero::pbf_wire_type::length_delimited)) {
+        protozero::pbf_reader feature = layer.get_message();
+        while (feature.next()) {
+          if ((feature.tag() == kFeatureTags || feature.tag() == kFeatureGeometry) &&
+              feature.wire_type() == protozero::pbf_wire_type::length_delimited) {
+            for (uint32_t v : feature.get_packed_uint32()) Add(&c, v);
+          } else {
+            feature.skip();
+          }
+        }
+      }
+    }
+  } catch (const protozero::exception& e) {
+    return absl::InvalidArgumentError(e.what());
+  }
+  return c;
+}
+
+}  // namespace bench
+}  // namespace pbaccel

@@ -1,0 +1,40 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// realdata_views.h: zero-copy reads of every packed field users of the real-data formats read,
+// without building messages, once with pbaccel (FieldReader + DecodePacked* into a scratch span)
+// and once with protozero (pbf_reader + its packed iterators), as libosmium and vtzero do.
+//
+//   OSM PrimitiveBlock: every DenseNodes id, lat and lon (sint64, delta-decoded) and keys_vals
+//   (int32); every Way's refs (sint64, delta-decoded).
+//   MVT Tile: every Feature's tags and geometry (uint32).
+//
+// Each returns a checksum of the decoded values (their count and their wrapping sum, delta-decoded
+// values as the running sums), equal for both readers on valid input; a malformed message makes
+// it return an error instead.
+
+#ifndef PBACCEL_BENCH_REALDATA_VIEWS_H_
+#define PBACCEL_BENCH_REALDATA_VIEWS_H_
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace pbaccel {
+namespace bench {
+
+struct ViewChecksum {
+  uint64_t values = 0;
+  uint64_t sum = 0;
+  bool operator==(const ViewChecksum& o) const { return values == o.values && sum == o.sum; }
+};
+
+absl::StatusOr<ViewChecksum> ReadOsmBlockPbaccel(absl::string_view block);
+absl::StatusOr<ViewChecksum> ReadOsmBlockProtozero(absl::string_view block);
+absl::StatusOr<ViewChecksum> ReadTilePbaccel(absl::string_view tile);
+absl::StatusOr<ViewChecksum> ReadTileProtozero(absl::string_view tile);
+
+}  // namespace bench
+}  // namespace pbaccel
+
+#endif  // PBACCEL_BENCH_REALDATA_VIEWS_H_
