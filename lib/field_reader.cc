@@ -103,8 +103,7 @@ absl::StatusOr<size_t> SkipField(absl::string_view data, uint32_t tag, int depth
   return static_cast<size_t>(after - begin);
 }
 
-bool FieldReader::Next(Field* field) {
-  if (!status_.ok() || pos_ >= bytes_.size()) return false;
+bool FieldReader::NextSlow(Field* field) {
   const char* const origin = bytes_.data();
   WireField f;
   const char* body_end = nullptr;
@@ -137,8 +136,8 @@ bool FieldReader::Next(Field* field) {
 }
 
 absl::StatusOr<std::vector<Field>> FindField(absl::string_view message, uint32_t number) {
-  // The walker over raw pointers for every field; the matches and groups go through the reader
-  // (for the Field view and the group body), errors are named as the reader names them.
+  // The walker over raw pointers for every field; groups go through the reader (their bodies are
+  // skipped with upstream's rules), errors are named as the reader names them.
   std::vector<Field> found;
   const char* const begin = message.data();
   const char* const end = begin + message.size();
@@ -148,18 +147,26 @@ absl::StatusOr<std::vector<Field>> FindField(absl::string_view message, uint32_t
   while (p < end) {
     const char* next = ReadField(p, end, &f, &error);
     if (next == nullptr) return FieldError(f, error, begin);
-    if (f.number == number || f.wire_type == WireType::kStartGroup ||
-        f.wire_type == WireType::kEndGroup) {
-      FieldReader reader(message.substr(static_cast<size_t>(p - begin)));
+    if (f.number == number && f.wire_type != WireType::kStartGroup &&
+        f.wire_type != WireType::kEndGroup) {
       Field field;
-      if (!reader.Next(&field)) {
-        return absl::Status(
-            reader.status().code(),
-            absl::StrCat(reader.status().message(), " (field at byte offset ", p - begin, ")"));
+      internal::FillField(f, next, &field);
+      field.offset = static_cast<size_t>(p - begin);
+      found.push_back(field);
+    } else if (f.wire_type == WireType::kStartGroup || f.wire_type == WireType::kEndGroup) {
+      const char* body_end = nullptr;
+      absl::StatusOr<const char*> after = ReadWholeField(p, end, &f, begin, &body_end);
+      if (!after.ok()) return after.status();
+      if (f.number == number) {
+        Field field;
+        field.number = f.number;
+        field.wire_type = f.wire_type;
+        field.data = absl::string_view(f.value, static_cast<size_t>(body_end - f.value));
+        field.raw = absl::string_view(p, static_cast<size_t>(*after - p));
+        field.offset = static_cast<size_t>(p - begin);
+        found.push_back(field);
       }
-      field.offset += static_cast<size_t>(p - begin);
-      if (field.number == number) found.push_back(field);
-      next = p + field.raw.size();
+      next = *after;
     }
     p = next;
   }

@@ -26,6 +26,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "pbaccel/internal/wire_walker.h"
 #include "pbaccel/wire_type.h"  // IWYU pragma: export
 
 namespace pbaccel {
@@ -52,6 +53,20 @@ struct Field {
   }
 };
 
+namespace internal {
+// The Field view of a non-group field the wire walker read, `next` being the byte after it (the
+// caller sets field->offset).
+inline void FillField(const WireField& f, const char* next, Field* field) {
+  field->number = f.number;
+  field->wire_type = f.wire_type;
+  field->varint = f.wire_type == WireType::kVarint ? f.varint : 0;
+  field->data = f.wire_type == WireType::kVarint
+                    ? absl::string_view()
+                    : absl::string_view(f.payload, static_cast<size_t>(next - f.payload));
+  field->raw = absl::string_view(f.tag, static_cast<size_t>(next - f.tag));
+}
+}  // namespace internal
+
 // Reads fields one by one:
 //
 //   pbaccel::FieldReader reader(bytes);
@@ -63,14 +78,32 @@ class FieldReader {
   explicit FieldReader(absl::string_view message) : bytes_(message) {}
 
   // Reads the next field into *field. Returns false at the end of the input or on an error (then
-  // status() is not OK and stays so).
-  bool Next(Field* field);
+  // status() is not OK and stays so). Fields other than groups are read inline (the wire walker);
+  // groups and errors take the out-of-line path.
+  bool Next(Field* field) {
+    if (pos_ >= bytes_.size() || !status_.ok()) return false;
+    const char* const begin = bytes_.data();
+    internal::WireField f;
+    internal::WireError error;
+    const char* next = internal::ReadField(begin + pos_, begin + bytes_.size(), &f, &error);
+    if (next == nullptr || f.wire_type == WireType::kStartGroup ||
+        f.wire_type == WireType::kEndGroup) {
+      return NextSlow(field);
+    }
+    internal::FillField(f, next, field);
+    field->offset = pos_;
+    pos_ = static_cast<size_t>(next - begin);
+    return true;
+  }
 
   const absl::Status& status() const { return status_; }
   // Offset of the next field.
   size_t position() const { return pos_; }
 
  private:
+  // Next() for groups (their bodies skipped with upstream's rules) and errors.
+  bool NextSlow(Field* field);
+
   absl::string_view bytes_;
   size_t pos_ = 0;
   absl::Status status_;
