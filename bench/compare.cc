@@ -39,6 +39,8 @@
 #include "absl/strings/strip.h"
 #include "bench/message_input.h"
 #include "bench/packed_input.h"
+#include "bench/realdata_bench.h"
+#include "bench/realdata_corpus.h"
 #include "bench/timing.h"
 #include "pbaccel/pbaccel.h"
 #include "streamvbyte.h"
@@ -272,6 +274,26 @@ int Main(int argc, char** argv) {
     std::printf("workload,n,implementation,ns_per_item\n");
   }
   std::fflush(stdout);
+
+  // Real data first (the table only: --csv keeps the synthetic rows' format, and //bench:realdata
+  // has its own --csv); left out when the run is narrowed to some workloads or sizes.
+  if (!opt.csv && opt.workloads.empty() && opt.sizes.empty()) {
+    RealDataOptions real;
+    real.data_dir = DefaultDataDir();
+    real.reps = opt.quick ? 5 : 15;
+    std::printf(
+        "\n== Real data: OpenStreetMap PBF blocks and Mapbox vector tiles (bench/data), MB/s\n");
+    const absl::StatusOr<RealDataResult> result =
+        real.data_dir.empty() ? absl::NotFoundError("bench/data not found") : RunRealData(real);
+    if (!result.ok()) {
+      std::fprintf(stderr, "compare: real data: %s\n",
+                   std::string(result.status().message()).c_str());
+      return 1;
+    }
+    std::fputs(RealDataTable(*result).c_str(), stdout);
+    std::printf("\n== Synthetic workloads (docs/workloads.md)\n");
+    std::fflush(stdout);
+  }
 
   std::vector<Row> all;
   auto emit = [&](const std::vector<Row>& rows) {
