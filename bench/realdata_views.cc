@@ -33,6 +33,16 @@ void Add(ViewChecksum* c, T v) {
   c->sum += static_cast<uint64_t>(v);
 }
 
+// Adds the running sums of a packed sint64 range (delta coding).
+template <typename Range>
+void AddDeltaRange(Range values, ViewChecksum* c) {
+  int64_t running = 0;
+  for (int64_t v : values) {
+    running += v;
+    Add(c, running);
+  }
+}
+
 // --- pbaccel: FieldReader walks, DecodePacked* decodes each payload into a scratch span ---------
 
 // A reusable buffer of at least `n` elements (one value per payload byte at most).
@@ -47,16 +57,15 @@ absl::Status AddSInt64Delta(absl::string_view payload, ViewChecksum* c) {
   const absl::Span<int64_t> out = Scratch<int64_t>(payload.size());
   absl::StatusOr<size_t> n = DecodePackedSInt64(payload, out);
   if (!n.ok()) return n.status();
-  int64_t running = 0;
-  for (size_t i = 0; i < *n; ++i) {
-    running += out[i];
-    Add(c, running);
-  }
+  AddDeltaRange(out.subspan(0, *n), c);
   return absl::OkStatus();
 }
 
-template <typename T, typename Fn>
-absl::Status AddPacked(absl::string_view payload, Fn decode, ViewChecksum* c) {
+template <typename T>
+using SpanDecoder = absl::StatusOr<size_t> (*)(absl::string_view, absl::Span<T>, DecodeOptions);
+
+template <typename T>
+absl::Status AddPacked(absl::string_view payload, SpanDecoder<T> decode, ViewChecksum* c) {
   const absl::Span<T> out = Scratch<T>(payload.size());
   absl::StatusOr<size_t> n = decode(payload, out, DecodeOptions());
   if (!n.ok()) return n.status();
@@ -95,12 +104,7 @@ absl::StatusOr<ViewChecksum> ReadOsmBlockPbaccel(absl::string_view block) {
           if (d.number == kDenseId || d.number == kDenseLat || d.number == kDenseLon) {
             st = AddSInt64Delta(d.data, &c);
           } else if (d.number == kDenseKeysVals) {
-            st = AddPacked<int32_t>(
-                d.data,
-                [](absl::string_view p, absl::Span<int32_t> o, DecodeOptions opt) {
-                  return DecodePackedInt32(p, o, opt);
-                },
-                &c);
+            st = AddPacked<int32_t>(d.data, &DecodePackedInt32, &c);
           }
         }
         if (st.ok()) st = dense.status();
@@ -118,9 +122,6 @@ absl::StatusOr<ViewChecksum> ReadOsmBlockPbaccel(absl::string_view block) {
 
 absl::StatusOr<ViewChecksum> ReadTilePbaccel(absl::string_view tile) {
   ViewChecksum c;
-  const auto decode = [](absl::string_view p, absl::Span<uint32_t> o, DecodeOptions opt) {
-    return DecodePackedUInt32(p, o, opt);
-  };
   absl::Status s = ForEach(tile, kTileLayers, [&](absl::string_view layer) {
     return ForEach(layer, kLayerFeatures, [&](absl::string_view feature) {
       FieldReader reader(feature);
@@ -128,7 +129,7 @@ absl::StatusOr<ViewChecksum> ReadTilePbaccel(absl::string_view tile) {
       while (reader.Next(&f)) {
         if (f.wire_type != WireType::kLengthDelimited) continue;
         if (f.number == kFeatureTags || f.number == kFeatureGeometry) {
-          absl::Status st = AddPacked<uint32_t>(f.data, decode, &c);
+          absl::Status st = AddPacked<uint32_t>(f.data, &DecodePackedUInt32, &c);
           if (!st.ok()) return st;
         }
       }
@@ -155,14 +156,9 @@ absl::StatusOr<ViewChecksum> ReadOsmBlockProtozero(absl::string_view block) {
             switch (dense.tag_and_type()) {
               case protozero::tag_and_type(kDenseId, protozero::pbf_wire_type::length_delimited):
               case protozero::tag_and_type(kDenseLat, protozero::pbf_wire_type::length_delimited):
-              case protozero::tag_and_type(kDenseLon, protozero::pbf_wire_type::length_delimited): {
-                int64_t running = 0;
-                for (int64_t v : dense.get_packed_sint64()) {
-                  running += v;
-                  Add(&c, running);
-                }
+              case protozero::tag_and_type(kDenseLon, protozero::pbf_wire_type::length_delimited):
+                AddDeltaRange(dense.get_packed_sint64(), &c);
                 break;
-              }
               case protozero::tag_and_type(kDenseKeysVals,
                                            protozero::pbf_wire_type::length_delimited):
                 for (int32_t v : dense.get_packed_int32()) Add(&c, v);
@@ -174,11 +170,7 @@ absl::StatusOr<ViewChecksum> ReadOsmBlockProtozero(absl::string_view block) {
                    group.wire_type() == protozero::pbf_wire_type::length_delimited) {
           protozero::pbf_reader way = group.get_message();
           while (way.next(kWayRefs, protozero::pbf_wire_type::length_delimited)) {
-            int64_t running = 0;
-            for (int64_t v : way.get_packed_sint64()) {
-              running += v;
-              Add(&c, running);
-            }
+            AddDeltaRange(way.get_packed_sint64(), &c);
           }
         } else {
           group.skip();

@@ -7,10 +7,12 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "pbaccel/kernels.h"
+#include "pbaccel/testing/every_kernel.h"
 
 namespace pbaccel {
 namespace internal {
@@ -141,6 +143,22 @@ TEST(KernelRegistryTest, PolicyPerCpuGeneration) {
   }
 }
 #endif  // defined(__x86_64__)
+
+// The every-kernel fixture's skip decision: every registered kernel is named, the ones this CPU
+// runs are not skipped, the others are skipped with the features they lack.
+TEST(KernelRegistryTest, EveryKernelFixtureSkipsExactlyTheUnsupported) {
+  const std::vector<std::string> names = testing::AllKernelNames();
+  ASSERT_EQ(names.size(), KernelRegistry().size());
+  for (const KernelInfo& k : DescribeKernels()) {
+    const std::string reason = testing::KernelSkipReason(k.name);
+    if (k.supported) {
+      EXPECT_EQ(reason, "") << k.name;
+    } else {
+      EXPECT_THAT(reason, HasSubstr(k.missing_features)) << k.name;
+    }
+  }
+  EXPECT_THAT(testing::KernelSkipReason("no_such_kernel"), HasSubstr("no kernel named"));
+}
 
 TEST(KernelRegistryTest, VetoedKernelsAreNeverAutoSelected) {
   // Whatever the registry holds, no CPU's auto choice is a kernel its rules veto or it cannot run.

@@ -3,8 +3,8 @@
 // The real-data files (bench/data: OpenStreetMap PBF blocks, Mapbox vector tiles) through the
 // differential checker under every kernel this CPU supports: pbaccel's ParseMessage and
 // ParsePartialMessage must accept them and give upstream's message, byte for byte. The zero-copy
-// reads of the benchmark must agree with protozero's on every message, and malformed variants of
-// real messages must get upstream's decision.
+// reads of the benchmark must agree with protozero's on every message under every kernel, and
+// malformed variants of real messages must get upstream's decision.
 
 #include <random>
 #include <string>
@@ -12,6 +12,7 @@
 #include "bench/realdata_corpus.h"
 #include "bench/realdata_views.h"
 #include "gtest/gtest.h"
+#include "pbaccel/kernels.h"
 #include "pbaccel/testing/differential.h"
 #include "proto/osmformat.pb.h"
 #include "proto/vector_tile.pb.h"
@@ -37,12 +38,17 @@ void CheckCorpus(const Corpus& corpus, const google::protobuf::Message& prototyp
     const std::string& m = corpus.messages[i];
     SCOPED_TRACE(corpus.name + " message " + std::to_string(i));
     EXPECT_EQ(testing::CompareWithUpstream(m, prototype), "");
-    const absl::StatusOr<ViewChecksum> a = ours(m);
     const absl::StatusOr<ViewChecksum> b = protozero(m);
-    ASSERT_TRUE(a.ok()) << a.status();
     ASSERT_TRUE(b.ok()) << b.status();
-    EXPECT_EQ(a->values, b->values);
-    EXPECT_EQ(a->sum, b->sum);
+    // pbaccel's zero-copy read under every kernel this CPU runs, not only the default one.
+    for (absl::string_view kernel : SupportedKernels()) {
+      ScopedKernelOverride force(kernel);
+      ASSERT_TRUE(force.ok()) << kernel;
+      const absl::StatusOr<ViewChecksum> a = ours(m);
+      ASSERT_TRUE(a.ok()) << kernel << ": " << a.status();
+      EXPECT_EQ(a->values, b->values) << kernel;
+      EXPECT_EQ(a->sum, b->sum) << kernel;
+    }
     // A few malformed variants of each real message (truncations, bit flips, bad lengths, ...).
     if (i % 4 == 0) {
       for (const std::string& bad : testing::Mutate(m, rng, 3)) {

@@ -24,9 +24,6 @@
 namespace pbaccel {
 namespace testing {
 
-using internal::DecodeStatus;
-using internal::VarintFormat;
-
 // The expected outcome of decoding a payload in a format, as every kernel must report it.
 struct Expected {
   DecodeStatus status;           // kOk, kTruncated, kTooLong or kOverflow.
