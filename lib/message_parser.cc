@@ -13,6 +13,8 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/reflection.h"
 #include "pbaccel/field_reader.h"
+#include "pbaccel/generated_parser.h"
+#include "pbaccel/internal/generated_registry.h"
 #include "pbaccel/internal/message_plan.h"
 #include "pbaccel/internal/wire_walker.h"
 #include "pbaccel/packed_varint.h"
@@ -224,8 +226,18 @@ absl::Status MissingRequired(const Message& msg) {
                    ": missing required fields: ", msg.InitializationErrorString()));
 }
 
-// `clear`: start from an empty message (Parse*) instead of merging (Merge*).
-absl::Status ParseImpl(absl::string_view bytes, Message* msg, bool clear, bool check_required) {
+// `clear`: start from an empty message (Parse*) instead of merging (Merge*). `use_generated`: a
+// linked generated parser for msg's type takes the whole parse.
+absl::Status ParseImpl(absl::string_view bytes, Message* msg, bool clear, bool check_required,
+                       bool use_generated = true) {
+  if (use_generated) {
+    if (const gen::MergeFn merge = gen::FindGeneratedParser(*msg)) {
+      const gen::Mode mode = clear
+                                 ? (check_required ? gen::Mode::kParse : gen::Mode::kParsePartial)
+                                 : (check_required ? gen::Mode::kMerge : gen::Mode::kMergePartial);
+      return gen::Run(bytes, msg, mode, merge);
+    }
+  }
   if (bytes.size() > static_cast<size_t>(INT_MAX)) {
     return absl::InvalidArgumentError("message larger than 2 GiB: protobuf cannot parse it");
   }
@@ -289,6 +301,16 @@ absl::Status MergeMessage(absl::string_view bytes, Message* msg) {
 absl::Status MergePartialMessage(absl::string_view bytes, Message* msg) {
   return ParseImpl(bytes, msg, /*clear=*/false, /*check_required=*/false);
 }
+
+absl::Status ParseMessageByReflection(absl::string_view bytes, Message* msg) {
+  return ParseImpl(bytes, msg, /*clear=*/true, /*check_required=*/true, /*use_generated=*/false);
+}
+
+absl::Status ParsePartialMessageByReflection(absl::string_view bytes, Message* msg) {
+  return ParseImpl(bytes, msg, /*clear=*/true, /*check_required=*/false, /*use_generated=*/false);
+}
+
+bool HasGeneratedParser(const Message& msg) { return gen::FindGeneratedParser(msg) != nullptr; }
 
 absl::Status ParseMessage(const absl::Cord& bytes, Message* msg) {
   if (auto flat = bytes.TryFlat()) return ParseMessage(*flat, msg);

@@ -54,42 +54,50 @@ std::string CompareWithUpstream(absl::string_view bytes, const Message& prototyp
   comparator.set_treat_nan_as_equal(true);
   google::protobuf::util::MessageDifferencer differencer;
   differencer.set_field_comparator(&comparator);
+  // Both of pbaccel's paths: the generated parser when one is linked for the type, and the
+  // reflection walk.
+  const bool generated = HasGeneratedParser(prototype);
   for (absl::string_view kernel : SupportedKernels()) {
-    ScopedKernelOverride force(kernel);
-    std::unique_ptr<Message> ours(prototype.New());
-    const absl::Status s = ParsePartialMessage(bytes, ours.get());
-    const std::string where =
-        absl::StrCat("kernel ", kernel, ", ", prototype.GetDescriptor()->full_name(), ", input ",
-                     Hex(bytes), ": ");
-    if (s.ok() != partial_ok) {
-      return absl::StrCat(where, "upstream ", partial_ok ? "accepts" : "rejects", ", pbaccel says ",
-                          s.ToString());
-    }
-    if (partial_ok) {
-      if (!differencer.Compare(*partial, *ours)) {
-        std::string report;
-        google::protobuf::util::MessageDifferencer reporter;
-        reporter.set_field_comparator(&comparator);
-        reporter.ReportDifferencesToString(&report);
-        reporter.Compare(*partial, *ours);
-        return absl::StrCat(where, "messages differ: ", report);
+    for (const bool use_generated : {true, false}) {
+      if (use_generated && !generated) continue;
+      ScopedKernelOverride force(kernel);
+      std::unique_ptr<Message> ours(prototype.New());
+      const absl::Status s = use_generated ? ParsePartialMessage(bytes, ours.get())
+                                           : ParsePartialMessageByReflection(bytes, ours.get());
+      const std::string where =
+          absl::StrCat("kernel ", kernel, ", ", use_generated ? "generated parser" : "reflection",
+                       ", ", prototype.GetDescriptor()->full_name(), ", input ", Hex(bytes), ": ");
+      if (s.ok() != partial_ok) {
+        return absl::StrCat(where, "upstream ", partial_ok ? "accepts" : "rejects",
+                            ", pbaccel says ", s.ToString());
       }
-      const std::string got = DeterministicSerialization(*ours);
-      if (got != expected) {
-        size_t at = 0;
-        while (at < got.size() && at < expected.size() && got[at] == expected[at]) ++at;
-        return absl::StrCat(where, "re-serialized bytes differ from byte ", at, " of ",
-                            expected.size(), " (pbaccel ", got.size(), " bytes): upstream ",
-                            Hex(absl::string_view(expected).substr(at > 8 ? at - 8 : 0, 40)),
-                            " pbaccel ",
-                            Hex(absl::string_view(got).substr(at > 8 ? at - 8 : 0, 40)));
+      if (partial_ok) {
+        if (!differencer.Compare(*partial, *ours)) {
+          std::string report;
+          google::protobuf::util::MessageDifferencer reporter;
+          reporter.set_field_comparator(&comparator);
+          reporter.ReportDifferencesToString(&report);
+          reporter.Compare(*partial, *ours);
+          return absl::StrCat(where, "messages differ: ", report);
+        }
+        const std::string got = DeterministicSerialization(*ours);
+        if (got != expected) {
+          size_t at = 0;
+          while (at < got.size() && at < expected.size() && got[at] == expected[at]) ++at;
+          return absl::StrCat(where, "re-serialized bytes differ from byte ", at, " of ",
+                              expected.size(), " (pbaccel ", got.size(), " bytes): upstream ",
+                              Hex(absl::string_view(expected).substr(at > 8 ? at - 8 : 0, 40)),
+                              " pbaccel ",
+                              Hex(absl::string_view(got).substr(at > 8 ? at - 8 : 0, 40)));
+        }
       }
-    }
-    std::unique_ptr<Message> ours_full(prototype.New());
-    const absl::Status sf = ParseMessage(bytes, ours_full.get());
-    if (sf.ok() != full_ok) {
-      return absl::StrCat(where, "(required fields) upstream ", full_ok ? "accepts" : "rejects",
-                          ", pbaccel says ", sf.ToString());
+      std::unique_ptr<Message> ours_full(prototype.New());
+      const absl::Status sf = use_generated ? ParseMessage(bytes, ours_full.get())
+                                            : ParseMessageByReflection(bytes, ours_full.get());
+      if (sf.ok() != full_ok) {
+        return absl::StrCat(where, "(required fields) upstream ", full_ok ? "accepts" : "rejects",
+                            ", pbaccel says ", sf.ToString());
+      }
     }
   }
   return "";
@@ -97,6 +105,7 @@ std::string CompareWithUpstream(absl::string_view bytes, const Message& prototyp
 
 DifferentialReport RunDifferential(const Message& prototype, const DifferentialOptions& options) {
   DifferentialReport report;
+  report.generated_parser = HasGeneratedParser(prototype);
   for (const KernelInfo& k : DescribeKernels()) {
     if (k.supported) {
       report.kernels_run.emplace_back(k.name);

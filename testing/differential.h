@@ -7,8 +7,10 @@
 // fields as an interleaving of packed and unpacked records (plus, for closed enums, out-of-range
 // values), derives malformed inputs from each valid one (mutation.h), and for every input
 // compares upstream's ParseFromString / ParsePartialFromString with pbaccel's ParseMessage /
-// ParsePartialMessage under every kernel this CPU supports: the same accept/reject decision and,
-// when accepted, MessageDifferencer::Equals and byte-identical re-serialization.
+// ParsePartialMessage under every kernel this CPU supports, through both of pbaccel's paths (the
+// type's generated parser when its pbaccel_cc_parser library is linked, and the reflection walk):
+// the same accept/reject decision and, when accepted, MessageDifferencer::Equals and byte-identical
+// re-serialization.
 
 #ifndef PBACCEL_TESTING_DIFFERENTIAL_H_
 #define PBACCEL_TESTING_DIFFERENTIAL_H_
@@ -35,9 +37,10 @@ struct DifferentialOptions : RandomMessageOptions {
 };
 
 struct DifferentialReport {
-  size_t valid_cases = 0;      // Valid encodings compared.
-  size_t malformed_cases = 0;  // Mutated encodings compared.
-  size_t rejected = 0;         // Of all cases, how many upstream rejected (pbaccel must too).
+  size_t valid_cases = 0;         // Valid encodings compared.
+  size_t malformed_cases = 0;     // Mutated encodings compared.
+  size_t rejected = 0;            // Of all cases, how many upstream rejected (pbaccel must too).
+  bool generated_parser = false;  // The type's generated parser is linked and was compared too.
   std::vector<std::string> kernels_run;      // Every case ran under each of these kernels.
   std::vector<std::string> kernels_skipped;  // Registered kernels this CPU cannot run, each with
                                              // the features it lacks: "avx512 (avx512vbmi2)".

@@ -13,6 +13,7 @@
 #include "bench/realdata_views.h"
 #include "gtest/gtest.h"
 #include "pbaccel/kernels.h"
+#include "pbaccel/message_parser.h"
 #include "pbaccel/testing/differential.h"
 #include "proto/osmformat.pb.h"
 #include "proto/vector_tile.pb.h"
@@ -33,6 +34,8 @@ void CheckCorpus(const Corpus& corpus, const google::protobuf::Message& prototyp
                  absl::StatusOr<ViewChecksum> (*ours)(absl::string_view),
                  absl::StatusOr<ViewChecksum> (*protozero)(absl::string_view)) {
   ASSERT_FALSE(corpus.messages.empty());
+  // CompareWithUpstream checks the generated parser (linked here) as well as the reflection path.
+  ASSERT_TRUE(HasGeneratedParser(prototype)) << prototype.GetTypeName();
   std::mt19937_64 rng(7);
   for (size_t i = 0; i < corpus.messages.size(); ++i) {
     const std::string& m = corpus.messages[i];

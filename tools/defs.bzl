@@ -1,5 +1,21 @@
 """Bazel macros for pbaccel's users.
 
+pbaccel_cc_parser generates parsers for your message types, which parse every field in generated
+code (packed fields with pbaccel's kernels) instead of by reflection:
+
+    load("@pbaccel//tools:defs.bzl", "pbaccel_cc_parser")
+
+    pbaccel_cc_parser(
+        name = "my_pbaccel",
+        srcs = [":my_proto"],        # proto_library targets (declare the rule in their package)
+        deps = [":my_cc_proto"],     # their cc_proto_library
+    )
+
+For each foo.proto it compiles foo.pbaccel.h/.cc: `#include "path/foo.pbaccel.h"` gives
+pbaccel::ParseMessage(bytes, &msg) (and ParsePartialMessage, MergeMessage, MergePartialMessage)
+for each type, MessageLite types included; linking the library also makes
+ParseMessage(bytes, google::protobuf::Message*) and PBACCEL_GRPC_USE_FOR use the generated parsers.
+
 pbaccel_differential_test proves, in your own test suite, that pbaccel parses your message types
 exactly as upstream protobuf does:
 
@@ -35,5 +51,85 @@ def pbaccel_differential_test(name, deps, messages, iterations = 100, seed = 42,
         # loaded whole, so its types register in the generated pool even though no code names them.
         linkstatic = False,
         deps = deps + [Label("//tools:differential_main")],
+        **kwargs
+    )
+
+
+def _pbaccel_codegen_impl(ctx):
+    outs = []
+    sources = []
+    out_dir = None
+    for target in ctx.attr.srcs:
+        info = target[ProtoInfo]
+        root = info.proto_source_root
+        for src in info.direct_sources:
+            # The path protoc knows the file by, relative to its proto_path.
+            virtual = src.path[len(root) + 1:] if root not in ("", ".") and src.path.startswith(root + "/") else src.path
+            if not virtual.endswith(".proto"):
+                fail("not a .proto file: " + src.path)
+            stem = virtual[:-len(".proto")]
+            h = ctx.actions.declare_file(src.basename[:-len(".proto")] + ".pbaccel.h")
+            cc = ctx.actions.declare_file(src.basename[:-len(".proto")] + ".pbaccel.cc")
+            if not h.path.endswith("/" + stem + ".pbaccel.h"):
+                fail("pbaccel_cc_parser must be declared in the package of %s (like cc_proto_library's outputs)" % src.path)
+            this_dir = h.path[:-len("/" + stem + ".pbaccel.h")]
+            if out_dir != None and out_dir != this_dir:
+                fail("pbaccel_cc_parser: all srcs must share one proto root")
+            out_dir = this_dir
+            outs += [h, cc]
+            sources.append(src)
+    args = ctx.actions.args()
+    args.add("--plugin=protoc-gen-pbaccel=" + ctx.executable._plugin.path)
+    args.add("--pbaccel_out=" + out_dir)
+    transitive = [t[ProtoInfo].transitive_sources for t in ctx.attr.srcs]
+    paths = depset(transitive = [t[ProtoInfo].transitive_proto_path for t in ctx.attr.srcs])
+    args.add_all(paths, format_each = "--proto_path=%s")
+    args.add_all(sources)
+    ctx.actions.run(
+        executable = ctx.executable._protoc,
+        arguments = [args],
+        inputs = depset(transitive = transitive),
+        tools = [ctx.executable._plugin],
+        outputs = outs,
+        mnemonic = "PbaccelParserCodegen",
+        progress_message = "Generating pbaccel parsers for %s" % ctx.label,
+    )
+    return [DefaultInfo(files = depset(outs))]
+
+_pbaccel_codegen = rule(
+    implementation = _pbaccel_codegen_impl,
+    attrs = {
+        "srcs": attr.label_list(providers = [ProtoInfo], mandatory = True),
+        "_protoc": attr.label(default = "@com_google_protobuf//:protoc", executable = True, cfg = "host", allow_files = True),
+        "_plugin": attr.label(default = Label("//tools:protoc-gen-pbaccel"), executable = True, cfg = "host"),
+    },
+)
+
+def pbaccel_cc_parser(name, srcs, deps, **kwargs):
+    """A cc_library of generated parsers for the message types of the proto_library targets in srcs.
+
+    Args:
+      name: the cc_library's name.
+      srcs: proto_library targets, declared in this package.
+      deps: their cc_proto_library targets (and the pbaccel_cc_parser libraries of imported files
+        whose parsers should be called for submessages; without them such submessages are parsed
+        by upstream).
+      **kwargs: passed to the cc_library (visibility, testonly, ...).
+    """
+    codegen = name + "_codegen"
+    _pbaccel_codegen(
+        name = codegen,
+        srcs = srcs,
+        testonly = kwargs.get("testonly", False),
+        visibility = ["//visibility:private"],
+    )
+    native.cc_library(
+        name = name,
+        srcs = [":" + codegen],
+        hdrs = [":" + codegen],
+        deps = deps + [Label("//lib:generated_parser"), Label("//lib:pbaccel")],
+        # The generated files register their parsers at static initialization: keep them linked
+        # even where no code names them (ParseMessage(bytes, Message*) finds them by type).
+        alwayslink = True,
         **kwargs
     )

@@ -35,9 +35,12 @@ class DifferentialTest : public ::testing::Test {
     const google::protobuf::Message* prototype =
         google::protobuf::MessageFactory::generated_factory()->GetPrototype(d);
     const pbaccel::testing::DifferentialReport report = RunDifferential(*prototype, g_options);
-    std::printf("%s: %zu valid and %zu malformed inputs, %zu rejected by both; kernels run: %s",
-                type_.c_str(), report.valid_cases, report.malformed_cases, report.rejected,
-                absl::StrJoin(report.kernels_run, " ").c_str());
+    std::printf(
+        "%s: %zu valid and %zu malformed inputs, %zu rejected by both; paths: %s; kernels run: %s",
+        type_.c_str(), report.valid_cases, report.malformed_cases, report.rejected,
+        report.generated_parser ? "generated parser and reflection"
+                                : "reflection (no generated parser linked)",
+        absl::StrJoin(report.kernels_run, " ").c_str());
     if (!report.kernels_skipped.empty()) {
       std::printf("; skipped, this CPU lacks: %s",
                   absl::StrJoin(report.kernels_skipped, ", ").c_str());

@@ -11,6 +11,11 @@
 // field (compare with MessageDifferencer; re-serializes to the same bytes), and the same accept /
 // reject decision. Works for generated messages and DynamicMessage, on or off an Arena.
 //
+// Generated parsers: a type whose pbaccel_cc_parser library (tools/defs.bzl) is linked is parsed
+// by its generated parser, which handles every field inline (see generated_parser.h); including
+// the generated `foo.pbaccel.h` also gives exact-type overloads of these functions, which take
+// MessageLite types too. The rest of this comment describes the path for types without one.
+//
 // How: the parser walks the message's fields in wire order. A packed repeated field of a varint
 // type (int32, int64, uint32, uint64, sint32, sint64, bool, open enum) is counted, reserved exactly
 // and decoded in place into the field's RepeatedField by the dispatched kernel; a packed
@@ -65,6 +70,16 @@ absl::Status MergeMessage(absl::string_view bytes, google::protobuf::Message* ms
 
 // MergeMessage without the required-field check (MergePartialFromString).
 absl::Status MergePartialMessage(absl::string_view bytes, google::protobuf::Message* msg);
+
+// ParseMessage without generated parsers, even for a type that has one linked: the reflection walk
+// described above. For benchmarks and tests that compare the two paths.
+absl::Status ParseMessageByReflection(absl::string_view bytes, google::protobuf::Message* msg);
+absl::Status ParsePartialMessageByReflection(absl::string_view bytes,
+                                             google::protobuf::Message* msg);
+
+// Whether ParseMessage(bytes, &msg) runs a generated parser for msg's type (its
+// pbaccel_cc_parser library is linked and msg is that generated class, not a DynamicMessage).
+bool HasGeneratedParser(const google::protobuf::Message& msg);
 
 // Non-contiguous input. These flatten the input into one contiguous buffer first (a Cord that is
 // already flat is used in place, with no copy; otherwise one copy), then parse as above: the field

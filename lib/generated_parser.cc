@@ -1,0 +1,392 @@
+// Copyright 2026 The pbaccel Authors.
+
+#include "pbaccel/generated_parser.h"
+
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <typeinfo>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/message.h"
+#include "google/protobuf/stubs/common.h"
+#include "pbaccel/field_reader.h"
+#include "pbaccel/internal/generated_registry.h"
+#include "pbaccel/internal/wire_walker.h"
+#include "pbaccel/packed_varint.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace pbaccel {
+namespace gen {
+namespace {
+
+using google::protobuf::MessageLite;
+using google::protobuf::RepeatedField;
+
+// Upstream's default nesting limit (ParseFromString's).
+const int kDefaultBudget = google::protobuf::io::CodedInputStream::GetDefaultRecursionLimit();
+
+// --- The short packed path -----------------------------------------------------------------------
+
+enum class Kind { kInt32, kUInt32, kSInt32, kInt64, kUInt64, kSInt64, kBool };
+
+template <Kind K>
+struct KindTraits;
+template <>
+struct KindTraits<Kind::kInt32> {
+  using Out = int32_t;
+  static Out Convert(uint64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(v)); }
+};
+template <>
+struct KindTraits<Kind::kUInt32> {
+  using Out = uint32_t;
+  static Out Convert(uint64_t v) { return static_cast<uint32_t>(v); }
+};
+template <>
+struct KindTraits<Kind::kSInt32> {
+  using Out = int32_t;
+  static Out Convert(uint64_t v) { return ZigZag32(v); }
+};
+template <>
+struct KindTraits<Kind::kInt64> {
+  using Out = int64_t;
+  static Out Convert(uint64_t v) { return static_cast<int64_t>(v); }
+};
+template <>
+struct KindTraits<Kind::kUInt64> {
+  using Out = uint64_t;
+  static Out Convert(uint64_t v) { return v; }
+};
+template <>
+struct KindTraits<Kind::kSInt64> {
+  using Out = int64_t;
+  static Out Convert(uint64_t v) { return ZigZag64(v); }
+};
+template <>
+struct KindTraits<Kind::kBool> {
+  using Out = bool;
+  static Out Convert(uint64_t v) { return v != 0; }
+};
+
+#if defined(__SSE2__)
+// Writes the first kCount (8 or 16) bytes of `bytes`, one-byte varints (all < 0x80), to
+// out[0..kCount) as values of kind K. REQUIRES: room for kCount values at `out`.
+template <Kind K, int kCount>
+inline void StoreOneByteValues(__m128i bytes, typename KindTraits<K>::Out* out) {
+  static_assert(kCount == 8 || kCount == 16, "8 or 16 values");
+  using Out = typename KindTraits<K>::Out;
+  __m128i* const to = reinterpret_cast<__m128i*>(out);
+  const __m128i zero = _mm_setzero_si128();
+  if constexpr (K == Kind::kBool) {
+    const __m128i flags = _mm_min_epu8(bytes, _mm_set1_epi8(1));
+    if constexpr (kCount == 16) {
+      _mm_storeu_si128(to, flags);
+    } else {
+      _mm_storel_epi64(to, flags);
+    }
+    return;
+  } else {
+    constexpr int kWords = kCount / 4;  // 32-bit lanes: 4 per register.
+    const __m128i lo16 = _mm_unpacklo_epi8(bytes, zero);
+    const __m128i hi16 = _mm_unpackhi_epi8(bytes, zero);
+    __m128i w[4] = {_mm_unpacklo_epi16(lo16, zero), _mm_unpackhi_epi16(lo16, zero),
+                    _mm_unpacklo_epi16(hi16, zero), _mm_unpackhi_epi16(hi16, zero)};
+    for (int i = 0; i < kWords; ++i) {
+      __m128i x = w[i];
+      if constexpr (K == Kind::kSInt32) {
+        x = _mm_xor_si128(_mm_srli_epi32(x, 1),
+                          _mm_sub_epi32(zero, _mm_and_si128(x, _mm_set1_epi32(1))));
+      }
+      if constexpr (sizeof(Out) == 4) {
+        _mm_storeu_si128(to + i, x);
+      } else {
+        __m128i q[2] = {_mm_unpacklo_epi32(x, zero), _mm_unpackhi_epi32(x, zero)};
+        for (__m128i& y : q) {
+          if constexpr (K == Kind::kSInt64) {
+            y = _mm_xor_si128(_mm_srli_epi64(y, 1),
+                              _mm_sub_epi64(zero, _mm_and_si128(y, _mm_set1_epi64x(1))));
+          }
+        }
+        _mm_storeu_si128(to + 2 * i, q[0]);
+        _mm_storeu_si128(to + 2 * i + 1, q[1]);
+      }
+    }
+  }
+}
+#endif
+
+// Reads one varint of at most 2 bytes without a branch on its length (short packed fields hold
+// mostly 1- and 2-byte values, mixed so that such a branch would mispredict often). Returns
+// nullptr if the varint is longer. REQUIRES: 2 bytes readable at p.
+inline const char* ReadVarint2(const char* p, uint32_t* value) {
+  uint16_t w;
+  std::memcpy(&w, p, 2);
+  if ((w & 0x8080) == 0x8080) return nullptr;
+  const uint32_t two = (w >> 7) & 1;  // The first byte continues.
+  *value = (w & 0x7Fu) | ((static_cast<uint32_t>(w & 0x7F00) >> 1) & (0u - two));
+  return p + 1 + two;
+}
+
+// Decodes one varint of any length at p to *out. Returns the byte after it, or nullptr.
+template <Kind K>
+inline const char* DecodeOne(const char* p, const char* end, typename KindTraits<K>::Out* out) {
+  uint32_t v;
+  if (end - p >= 2) {
+    if (const char* next = ReadVarint2(p, &v)) {
+      *out = KindTraits<K>::Convert(v);
+      return next;
+    }
+  }
+  uint64_t v64;
+  p = ReadVarint(p, end, &v64);
+  if (p != nullptr) *out = KindTraits<K>::Convert(v64);
+  return p;
+}
+
+// Decodes the varints of [p, end) to `out`, which has room for one value per byte. Returns the
+// number of values, or -1 if the payload is malformed.
+//
+// Runs of one-byte varints (most values in real packed fields) are written 16 or 8 at a time:
+// the block's leading one-byte values are all stored widened (room: at most one value per byte
+// was written for the bytes before p, and the block's bytes remain), then the pointers advance
+// past them and the varint that ended the run is decoded alone.
+template <Kind K>
+int DecodeShort(const char* p, const char* end, typename KindTraits<K>::Out* out) {
+  typename KindTraits<K>::Out* const first = out;
+#if defined(__SSE2__)
+  while (end - p >= 16) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(bytes));
+    StoreOneByteValues<K, 16>(bytes, out);
+    const int ones = __builtin_ctz(mask | 0x10000u);
+    p += ones;
+    out += ones;
+    if (ones == 16) continue;
+    if ((p = DecodeOne<K>(p, end, out++)) == nullptr) return -1;
+  }
+  while (end - p >= 8) {
+    const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+    const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(bytes)) & 0xFFu;
+    StoreOneByteValues<K, 8>(bytes, out);
+    const int ones = __builtin_ctz(mask | 0x100u);
+    p += ones;
+    out += ones;
+    if (ones == 8) continue;
+    if ((p = DecodeOne<K>(p, end, out++)) == nullptr) return -1;
+  }
+#endif
+  while (p < end) {
+    if (static_cast<uint8_t>(*p) < 0x80) {
+      *out++ = KindTraits<K>::Convert(static_cast<uint8_t>(*p++));
+    } else if ((p = DecodeOne<K>(p, end, out++)) == nullptr) {
+      return -1;
+    }
+  }
+  return static_cast<int>(out - first);
+}
+
+template <Kind K>
+bool ParseShort(const char* p, const char* end, RepeatedField<typename KindTraits<K>::Out>* f) {
+  const int n = static_cast<int>(end - p);  // At most kShortPackedBytes: no overflow.
+  const int old = f->size();
+  if (f->Capacity() - old < n) f->Reserve(old + n);
+  const int count = DecodeShort<K>(p, end, f->AddNAlreadyReserved(n));
+  f->Truncate(count < 0 ? old : old + count);
+  return count >= 0;
+}
+
+}  // namespace
+
+// --- Wire readers --------------------------------------------------------------------------------
+
+const char* ReadTagSlow(const char* p, const char* end, uint32_t* tag) {
+  uint64_t v;
+  const char* next = internal::ReadVarint(p, end, 5, &v);
+  if (next == nullptr) {
+    *tag = 0;
+    return p;
+  }
+  *tag = static_cast<uint32_t>(v);
+  return next;
+}
+
+const char* ReadVarintSlow(const char* p, const char* end, uint64_t* value) {
+  return internal::ReadVarint(p, end, 10, value);
+}
+
+const char* ReadLengthSlow(const char* p, const char* end, const char** payload_end) {
+  uint64_t n;
+  p = internal::ReadVarint(p, end, 5, &n);
+  if (p == nullptr || n > static_cast<uint64_t>(INT_MAX) || n > static_cast<uint64_t>(end - p)) {
+    return nullptr;
+  }
+  *payload_end = p + n;
+  return p;
+}
+
+bool ValidUtf8(const char* p, const char* end) {
+  return google::protobuf::internal::IsStructurallyValidUTF8(p, static_cast<int>(end - p));
+}
+
+// --- Packed fields -------------------------------------------------------------------------------
+
+#define PBACCEL_PACKED_PARSER(Name, K, T)                                                         \
+  bool ParsePacked##Name(const char* p, const char* end, RepeatedField<T>* f) {                   \
+    if (static_cast<size_t>(end - p) <= kShortPackedBytes) return ParseShort<Kind::K>(p, end, f); \
+    return DecodePacked##Name(absl::string_view(p, static_cast<size_t>(end - p)), f).ok();        \
+  }
+PBACCEL_PACKED_PARSER(Int32, kInt32, int32_t)
+PBACCEL_PACKED_PARSER(Int64, kInt64, int64_t)
+PBACCEL_PACKED_PARSER(UInt32, kUInt32, uint32_t)
+PBACCEL_PACKED_PARSER(UInt64, kUInt64, uint64_t)
+PBACCEL_PACKED_PARSER(SInt32, kSInt32, int32_t)
+PBACCEL_PACKED_PARSER(SInt64, kSInt64, int64_t)
+PBACCEL_PACKED_PARSER(Bool, kBool, bool)
+#undef PBACCEL_PACKED_PARSER
+
+// --- Delegation ----------------------------------------------------------------------------------
+
+namespace {
+
+// Upstream protobuf merges [p, end) into msg, with `budget` nesting levels.
+bool Upstream(const char* p, const char* end, MessageLite* msg, int budget) {
+  if (budget == kDefaultBudget) {
+    // The flat-buffer parser ParseFromString uses; it also rejects a range ending at an end-group.
+    return msg->ParseFrom<MessageLite::kMergePartial>(
+        google::protobuf::StringPiece(p, static_cast<size_t>(end - p)));
+  }
+  // Inside a submessage: only the stream API takes a recursion budget. ConsumedEntireMessage: the
+  // parse must end at the end of the range, not at an end-group tag.
+  google::protobuf::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(p),
+                                               static_cast<int>(end - p));
+  input.SetRecursionLimit(budget);
+  return msg->MergePartialFromCodedStream(&input) && input.ConsumedEntireMessage();
+}
+
+// "pkg.Msg.field (3)" for a full Message, "field 3 of pkg.Msg" for a lite one.
+std::string FieldLabel(const MessageLite& msg, uint32_t number) {
+  if (const auto* full = dynamic_cast<const google::protobuf::Message*>(&msg)) {
+    if (const auto* f = full->GetDescriptor()->FindFieldByNumber(static_cast<int>(number))) {
+      return absl::StrCat(f->full_name(), " (field ", number, ")");
+    }
+  }
+  return absl::StrCat("field ", number, " of ", msg.GetTypeName());
+}
+
+}  // namespace
+
+const char* Delegate(const char* field, const char* end, MessageLite* msg, Context* ctx,
+                     int budget) {
+  internal::WireField f;
+  internal::WireError error = internal::WireError::kNone;
+  const char* next = internal::ReadField(field, end, &f, &error);
+  if (next != nullptr && f.wire_type == WireType::kStartGroup) {
+    const absl::StatusOr<size_t> n =
+        SkipField(absl::string_view(next, static_cast<size_t>(end - next)), (f.number << 3) | 3);
+    next = n.ok() ? next + *n : nullptr;
+  } else if (next != nullptr && f.wire_type == WireType::kEndGroup) {
+    next = nullptr;
+  }
+  // Malformed here: upstream takes the rest and decides, as a whole parse would.
+  const char* const stop = next != nullptr ? next : end;
+  if (Upstream(field, stop, msg, budget)) return stop;
+  const size_t offset = static_cast<size_t>(field - ctx->origin());
+  std::string what;
+  if (next == nullptr && error != internal::WireError::kNone) {
+    what = absl::StrCat(
+        internal::WireErrorText(error),
+        internal::IsTagError(error) ? "" : absl::StrCat(" in ", FieldLabel(*msg, f.number)));
+  } else {
+    what = absl::StrCat(FieldLabel(*msg, f.number), " rejected by protobuf's parser");
+  }
+  ctx->status() = absl::InvalidArgumentError(
+      absl::StrCat("malformed ", msg->GetTypeName(), ": ", what, " at byte offset ", offset));
+  return nullptr;
+}
+
+// --- Entry point ---------------------------------------------------------------------------------
+
+absl::Status Run(absl::string_view bytes, MessageLite* msg, Mode mode, MergeFn merge) {
+  if (bytes.size() > static_cast<size_t>(INT_MAX)) {
+    return absl::InvalidArgumentError("message larger than 2 GiB: protobuf cannot parse it");
+  }
+  if (mode == Mode::kParse || mode == Mode::kParsePartial) msg->Clear();
+  Context ctx(bytes.data());
+  if (merge(bytes.data(), bytes.data() + bytes.size(), msg, &ctx, kDefaultBudget) == nullptr) {
+    return ctx.status();
+  }
+  if ((mode == Mode::kParse || mode == Mode::kMerge) && !msg->IsInitialized()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        msg->GetTypeName(), ": missing required fields: ", msg->InitializationErrorString()));
+  }
+  return absl::OkStatus();
+}
+
+// --- Registry ------------------------------------------------------------------------------------
+
+namespace {
+
+// Registered parsers, by descriptor. Generated files register at static initialization, before
+// descriptors may be touched; they are resolved on the first lookup after.
+class Registry {
+ public:
+  static Registry& Get() {
+    static Registry* const registry = new Registry();
+    return *registry;
+  }
+
+  void Add(const Registration* parsers, size_t n) {
+    absl::MutexLock lock(&mu_);
+    pending_.insert(pending_.end(), parsers, parsers + n);
+  }
+
+  // The registration for `descriptor`, or one with merge == nullptr.
+  Registration Find(const google::protobuf::Descriptor* descriptor) {
+    absl::MutexLock lock(&mu_);
+    for (const Registration& r : pending_) {
+      by_descriptor_[static_cast<const google::protobuf::Message*>(r.prototype)->GetDescriptor()] =
+          r;
+    }
+    pending_.clear();
+    auto it = by_descriptor_.find(descriptor);
+    return it == by_descriptor_.end() ? Registration{} : it->second;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<Registration> pending_;
+  absl::flat_hash_map<const google::protobuf::Descriptor*, Registration> by_descriptor_;
+};
+
+}  // namespace
+
+bool RegisterParsers(const Registration* parsers, size_t n) {
+  Registry::Get().Add(parsers, n);
+  return true;
+}
+
+MergeFn FindGeneratedParser(const google::protobuf::Message& msg) {
+  const google::protobuf::Descriptor* descriptor = msg.GetDescriptor();
+  // A server parses the same type over and over: remember the last answer per thread.
+  thread_local const google::protobuf::Descriptor* last_descriptor = nullptr;
+  thread_local Registration last{};
+  if (descriptor != last_descriptor) {
+    last = Registry::Get().Find(descriptor);
+    last_descriptor = descriptor;
+  }
+  // The same descriptor can also describe a DynamicMessage: only the generated class itself.
+  if (last.merge == nullptr || typeid(msg) != typeid(*last.prototype)) return nullptr;
+  return last.merge;
+}
+
+}  // namespace gen
+}  // namespace pbaccel

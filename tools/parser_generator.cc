@@ -1,0 +1,386 @@
+// Copyright 2026 The pbaccel Authors.
+
+#include "tools/parser_generator.h"
+
+#include <cctype>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "google/protobuf/compiler/cpp/names.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/descriptor.pb.h"
+#include "google/protobuf/io/printer.h"
+#include "google/protobuf/io/zero_copy_stream.h"
+
+namespace pbaccel {
+namespace tools {
+namespace {
+
+using google::protobuf::Descriptor;
+using google::protobuf::FieldDescriptor;
+using google::protobuf::FileDescriptor;
+using google::protobuf::compiler::GeneratorContext;
+using google::protobuf::io::Printer;
+namespace cpp = google::protobuf::compiler::cpp;
+
+using Vars = std::map<std::string, std::string>;
+
+// "foo/bar.proto" -> "foo/bar".
+std::string Stem(const std::string& proto_name) {
+  const std::string suffix = ".proto";
+  if (proto_name.size() > suffix.size() &&
+      proto_name.compare(proto_name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    return proto_name.substr(0, proto_name.size() - suffix.size());
+  }
+  return proto_name;
+}
+
+bool IsLite(const FileDescriptor* file) {
+  return file->options().optimize_for() == google::protobuf::FileOptions::LITE_RUNTIME;
+}
+
+bool IsProto3(const FileDescriptor* file) {
+  return file->syntax() == FileDescriptor::SYNTAX_PROTO3;
+}
+
+// Message types that get a generated parser: every message of the file, nested ones included,
+// except map entries (maps are handed to upstream) and group bodies (groups are too).
+void CollectMessages(const Descriptor* d, std::vector<const Descriptor*>* out) {
+  if (d->options().map_entry()) return;
+  out->push_back(d);
+  for (int i = 0; i < d->nested_type_count(); ++i) CollectMessages(d->nested_type(i), out);
+}
+
+std::vector<const Descriptor*> MessagesOf(const FileDescriptor* file) {
+  std::vector<const Descriptor*> out;
+  for (int i = 0; i < file->message_type_count(); ++i) CollectMessages(file->message_type(i), &out);
+  return out;
+}
+
+// How the generated code handles a field's varint value `v`.
+struct VarintKind {
+  const char* value;   // The expression for the accessor, in terms of v ($enum$ for enums).
+  const char* packed;  // The runtime's packed parser.
+};
+
+VarintKind VarintKindOf(const FieldDescriptor* f) {
+  switch (f->type()) {
+    case FieldDescriptor::TYPE_INT32: return {"static_cast<int32_t>(v)", "ParsePackedInt32"};
+    case FieldDescriptor::TYPE_INT64: return {"static_cast<int64_t>(v)", "ParsePackedInt64"};
+    case FieldDescriptor::TYPE_UINT32: return {"static_cast<uint32_t>(v)", "ParsePackedUInt32"};
+    case FieldDescriptor::TYPE_UINT64: return {"v", "ParsePackedUInt64"};
+    case FieldDescriptor::TYPE_SINT32: return {"ZigZag32(v)", "ParsePackedSInt32"};
+    case FieldDescriptor::TYPE_SINT64: return {"ZigZag64(v)", "ParsePackedSInt64"};
+    case FieldDescriptor::TYPE_BOOL: return {"v != 0", "ParsePackedBool"};
+    case FieldDescriptor::TYPE_ENUM:
+      return {"static_cast<$enum$>(static_cast<int32_t>(v))", "ParsePackedEnum"};
+    default: return {nullptr, nullptr};
+  }
+}
+
+// The C++ type of a fixed-width field's value, or nullptr.
+const char* FixedType(const FieldDescriptor* f) {
+  switch (f->type()) {
+    case FieldDescriptor::TYPE_FIXED32: return "uint32_t";
+    case FieldDescriptor::TYPE_SFIXED32: return "int32_t";
+    case FieldDescriptor::TYPE_FLOAT: return "float";
+    case FieldDescriptor::TYPE_FIXED64: return "uint64_t";
+    case FieldDescriptor::TYPE_SFIXED64: return "int64_t";
+    case FieldDescriptor::TYPE_DOUBLE: return "double";
+    default: return nullptr;
+  }
+}
+
+uint32_t Tag(const FieldDescriptor* f, int wire_type) {
+  return (static_cast<uint32_t>(f->number()) << 3) | static_cast<uint32_t>(wire_type);
+}
+
+// Writes one message type's MergeFields.
+class MessageWriter {
+ public:
+  MessageWriter(const Descriptor* d, const std::set<const Descriptor*>& generated, Printer* out)
+      : d_(d), generated_(generated), out_(out) {}
+
+  void Write() {
+    Vars vars{{"class", cpp::QualifiedClassName(d_)}, {"name", d_->full_name()}};
+    out_->Print(vars,
+                "// $name$\n"
+                "const char* MergeFields(const char* p, const char* end, $class$* msg,\n"
+                "                        Context* ctx, int budget) {\n"
+                "  while (p < end) {\n"
+                "    const char* const field = p;\n");
+    // A dry run: does the type have any field parsed here?
+    std::string probe;
+    {
+      google::protobuf::io::StringOutputStream stream(&probe);
+      Printer probe_out(&stream, '$');
+      for (int i = 0; i < d_->field_count(); ++i) WriteField(d_->field(i), &probe_out);
+    }
+    if (!probe.empty()) {
+      out_->Print(
+          "    uint32_t tag;\n"
+          "    p = ReadTag(p, end, &tag);\n"
+          "    switch (tag) {\n");
+      for (int i = 0; i < 3; ++i) out_->Indent();
+      for (int i = 0; i < d_->field_count(); ++i) WriteField(d_->field(i), out_);
+      for (int i = 0; i < 3; ++i) out_->Outdent();
+      out_->Print("    }\n");
+    }
+    out_->Print(
+        "    // Everything else: upstream's parser, one field.\n"
+        "    p = Delegate(field, end, msg, ctx, budget);\n"
+        "    if (p == nullptr) return nullptr;\n");
+    out_->Print(
+        "  }\n"
+        "  return p;\n"
+        "}\n\n");
+  }
+
+ private:
+  void WriteField(const FieldDescriptor* f, Printer* out) {
+    // Left to upstream (no case: Delegate takes them): maps, groups, weak fields, fields stored as
+    // Cord or StringPiece, and submessages without a generated parser.
+    if (f->is_map() || f->type() == FieldDescriptor::TYPE_GROUP || f->options().weak()) return;
+    if (f->options().ctype() != google::protobuf::FieldOptions::STRING) return;
+    Vars vars{{"field", cpp::FieldName(f)},
+              {"decl", DeclarationOf(f)},
+              {"add_or_set", f->is_repeated() ? "add_" : "set_"}};
+    switch (f->cpp_type()) {
+      case FieldDescriptor::CPPTYPE_MESSAGE: {
+        if (generated_.count(f->message_type()) == 0) return;
+        vars["tag"] = std::to_string(Tag(f, 2));
+        vars["sub"] =
+            f->is_repeated() ? "add_" + cpp::FieldName(f) : "mutable_" + cpp::FieldName(f);
+        out->Print(vars,
+                   "case $tag$: {  // $decl$\n"
+                   "  const char* payload_end;\n"
+                   "  const char* payload = ReadLength(p, end, &payload_end);\n"
+                   "  if (payload == nullptr || !CanNest(budget)) break;\n"
+                   "  if (MergeFields(payload, payload_end, msg->$sub$(), ctx, budget - 1) == "
+                   "nullptr) {\n"
+                   "    return nullptr;\n"
+                   "  }\n"
+                   "  p = payload_end;\n"
+                   "  continue;\n"
+                   "}\n");
+        return;
+      }
+      case FieldDescriptor::CPPTYPE_STRING: {
+        vars["tag"] = std::to_string(Tag(f, 2));
+        vars["target"] =
+            f->is_repeated() ? "add_" + cpp::FieldName(f) : "mutable_" + cpp::FieldName(f);
+        // proto3 `string`: upstream rejects invalid UTF-8 (bytes, and proto2, are not checked).
+        vars["check"] = f->type() == FieldDescriptor::TYPE_STRING && IsProto3(f->file())
+                            ? " || !ValidUtf8(payload, payload_end)"
+                            : "";
+        out->Print(
+            vars,
+            "case $tag$: {  // $decl$\n"
+            "  const char* payload_end;\n"
+            "  const char* payload = ReadLength(p, end, &payload_end);\n"
+            "  if (payload == nullptr$check$) break;\n"
+            "  msg->$target$()->assign(payload, static_cast<size_t>(payload_end - payload));\n"
+            "  p = payload_end;\n"
+            "  continue;\n"
+            "}\n");
+        return;
+      }
+      default: break;
+    }
+    if (const char* type = FixedType(f)) {
+      const int size =
+          (f->type() == FieldDescriptor::TYPE_FIXED32 ||
+           f->type() == FieldDescriptor::TYPE_SFIXED32 || f->type() == FieldDescriptor::TYPE_FLOAT)
+              ? 4
+              : 8;
+      vars["type"] = type;
+      vars["size"] = std::to_string(size);
+      vars["tag"] = std::to_string(Tag(f, size == 4 ? 5 : 1));
+      out->Print(vars,
+                 "case $tag$: {  // $decl$\n"
+                 "  if (end - p < $size$) break;\n"
+                 "  msg->$add_or_set$$field$(LoadFixed<$type$>(p));\n"
+                 "  p += $size$;\n"
+                 "  continue;\n"
+                 "}\n");
+      if (f->is_repeated()) WritePacked(f, vars, "ParsePackedFixed", out);
+      return;
+    }
+    const VarintKind kind = VarintKindOf(f);
+    if (kind.value == nullptr) return;
+    // A closed enum's unknown value goes to the unknown fields: upstream's business. Upstream 3.21
+    // treats an enum field as closed unless the field's own file is proto3.
+    const bool closed_enum = f->type() == FieldDescriptor::TYPE_ENUM && !IsProto3(f->file());
+    if (f->type() == FieldDescriptor::TYPE_ENUM) {
+      vars["enum"] = cpp::QualifiedClassName(f->enum_type());
+    }
+    vars["tag"] = std::to_string(Tag(f, 0));
+    vars["check"] = closed_enum ? " || !" + cpp::QualifiedClassName(f->enum_type()) +
+                                      "_IsValid(static_cast<int>(v))"
+                                : "";
+    out->Print(vars,
+               "case $tag$: {  // $decl$\n"
+               "  uint64_t v;\n"
+               "  if ((p = ReadVarint(p, end, &v)) == nullptr$check$) break;\n");
+    out->Print(vars, (std::string("  msg->$add_or_set$$field$(") + kind.value + ");\n").c_str());
+    out->Print(
+        "  continue;\n"
+        "}\n");
+    if (f->is_repeated() && !closed_enum) WritePacked(f, vars, kind.packed, out);
+  }
+
+  // The packed encoding of a repeated scalar (accepted whatever the field's `packed` option says,
+  // as upstream does).
+  static void WritePacked(const FieldDescriptor* f, Vars vars, const char* parser, Printer* out) {
+    vars["tag"] = std::to_string(Tag(f, 2));
+    vars["parser"] = parser;
+    out->Print(
+        vars,
+        "case $tag$: {  // $decl$, packed\n"
+        "  const char* payload_end;\n"
+        "  const char* payload = ReadLength(p, end, &payload_end);\n"
+        "  if (payload == nullptr || !$parser$(payload, payload_end, msg->mutable_$field$())) "
+        "break;\n"
+        "  p = payload_end;\n"
+        "  continue;\n"
+        "}\n");
+  }
+
+  // "repeated sint64 refs = 8", for the comments.
+  static std::string DeclarationOf(const FieldDescriptor* f) {
+    std::string label = f->is_repeated() ? "repeated " : "";
+    std::string type = f->message_type() != nullptr ? f->message_type()->name()
+                       : f->enum_type() != nullptr  ? f->enum_type()->name()
+                                                    : f->type_name();
+    return label + type + " " + f->name() + " = " + std::to_string(f->number());
+  }
+
+  const Descriptor* d_;
+  const std::set<const Descriptor*>& generated_;
+  Printer* out_;
+};
+
+void WriteHeader(const FileDescriptor* file, GeneratorContext* context) {
+  std::unique_ptr<google::protobuf::io::ZeroCopyOutputStream> stream(
+      context->Open(Stem(file->name()) + ".pbaccel.h"));
+  Printer out(stream.get(), '$');
+  std::string guard = "PBACCEL_GENERATED_" + Stem(file->name()) + "_PBACCEL_H_";
+  for (char& c : guard) c = std::isalnum(static_cast<unsigned char>(c)) ? std::toupper(c) : '_';
+  Vars vars{{"proto", file->name()}, {"stem", Stem(file->name())}, {"guard", guard}};
+  out.Print(
+      vars,
+      "// Generated by protoc-gen-pbaccel from $proto$. DO NOT EDIT.\n"
+      "//\n"
+      "// pbaccel::ParseMessage, ParsePartialMessage, MergeMessage and MergePartialMessage for\n"
+      "// each message type of $proto$, parsed by generated code (pbaccel/generated_parser.h).\n"
+      "\n"
+      "#ifndef $guard$\n"
+      "#define $guard$\n"
+      "\n"
+      "#include \"$stem$.pb.h\"\n"
+      "#include \"pbaccel/generated_parser.h\"\n"
+      "\n"
+      "namespace pbaccel {\n"
+      "namespace gen {\n"
+      "\n");
+  const std::vector<const Descriptor*> messages = MessagesOf(file);
+  for (const Descriptor* d : messages) {
+    out.Print(
+        "const char* MergeFields(const char* p, const char* end, $class$* msg,\n"
+        "                        Context* ctx, int budget);\n",
+        "class", cpp::QualifiedClassName(d));
+  }
+  out.Print(
+      "\n"
+      "}  // namespace gen\n"
+      "}  // namespace pbaccel\n"
+      "\n");
+  for (const Descriptor* d : messages) {
+    out.Print("PBACCEL_GENERATED_PARSER_OVERLOADS($class$)\n", "class", cpp::QualifiedClassName(d));
+  }
+  out.Print(vars, "\n#endif  // $guard$\n");
+}
+
+void WriteSource(const FileDescriptor* file, const std::set<const Descriptor*>& generated,
+                 GeneratorContext* context) {
+  std::unique_ptr<google::protobuf::io::ZeroCopyOutputStream> stream(
+      context->Open(Stem(file->name()) + ".pbaccel.cc"));
+  Printer out(stream.get(), '$');
+  out.Print(
+      "// Generated by protoc-gen-pbaccel from $proto$. DO NOT EDIT.\n\n"
+      "#include \"$stem$.pbaccel.h\"\n",
+      "proto", file->name(), "stem", Stem(file->name()));
+  // The headers of the other generated files whose parsers this one calls.
+  std::set<std::string> includes;
+  const std::vector<const Descriptor*> messages = MessagesOf(file);
+  for (const Descriptor* d : messages) {
+    for (int i = 0; i < d->field_count(); ++i) {
+      const Descriptor* sub = d->field(i)->message_type();
+      if (sub != nullptr && sub->file() != file && generated.count(sub) != 0) {
+        includes.insert(Stem(sub->file()->name()) + ".pbaccel.h");
+      }
+    }
+  }
+  for (const std::string& include : includes) out.Print("#include \"$h$\"\n", "h", include);
+  out.Print(
+      "\n"
+      "// Deprecated fields are parsed like any other, as upstream's own parser does.\n"
+      "#pragma GCC diagnostic ignored \"-Wdeprecated-declarations\"\n");
+  out.Print(
+      "\n"
+      "namespace pbaccel {\n"
+      "namespace gen {\n"
+      "\n");
+  for (const Descriptor* d : messages) MessageWriter(d, generated, &out).Write();
+  out.Print(
+      "}  // namespace gen\n"
+      "}  // namespace pbaccel\n");
+  if (IsLite(file) || messages.empty()) return;
+  // Full-runtime types: ParseMessage(bytes, google::protobuf::Message*) finds these parsers.
+  out.Print(
+      "\n"
+      "namespace {\n"
+      "\n"
+      "const ::pbaccel::gen::Registration kParsers[] = {\n");
+  for (const Descriptor* d : messages) {
+    out.Print("    {&$class$::default_instance(), &::pbaccel::gen::MergeThunk<$class$>},\n",
+              "class", cpp::QualifiedClassName(d));
+  }
+  out.Print(
+      "};\n"
+      "[[maybe_unused]] const bool kRegistered =\n"
+      "    ::pbaccel::gen::RegisterParsers(kParsers, sizeof(kParsers) / sizeof(kParsers[0]));\n"
+      "\n"
+      "}  // namespace\n");
+}
+
+}  // namespace
+
+bool ParserGenerator::Generate(const FileDescriptor* file, const std::string& parameter,
+                               GeneratorContext* context, std::string* error) const {
+  return GenerateAll({file}, parameter, context, error);
+}
+
+bool ParserGenerator::GenerateAll(const std::vector<const FileDescriptor*>& files,
+                                  const std::string& parameter, GeneratorContext* context,
+                                  std::string* error) const {
+  if (!parameter.empty()) {
+    *error = "protoc-gen-pbaccel takes no parameters (got \"" + parameter + "\")";
+    return false;
+  }
+  std::set<const Descriptor*> generated;
+  for (const FileDescriptor* file : files) {
+    for (const Descriptor* d : MessagesOf(file)) generated.insert(d);
+  }
+  for (const FileDescriptor* file : files) {
+    WriteHeader(file, context);
+    WriteSource(file, generated, context);
+  }
+  return true;
+}
+
+}  // namespace tools
+}  // namespace pbaccel

@@ -1,0 +1,51 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// parser_generator.h: the code generator behind protoc-gen-pbaccel (the protoc plugin that
+// pbaccel_cc_parser in tools/defs.bzl runs).
+//
+// For each foo.proto it is asked to generate, it writes
+//   foo.pbaccel.h   declarations of pbaccel::gen::MergeFields for every message type, and the
+//                   public pbaccel::ParseMessage / ParsePartialMessage / MergeMessage /
+//                   MergePartialMessage overloads for each (PBACCEL_GENERATED_PARSER_OVERLOADS);
+//   foo.pbaccel.cc  the MergeFields definitions, and the registration that lets
+//                   ParseMessage(bytes, google::protobuf::Message*) find them.
+// Each MergeFields is a loop over the input's tags with one `case` per (field, wire type) it
+// parses itself through the generated class's accessors; lib/pbaccel/generated_parser.h documents
+// the runtime it calls and what it leaves to upstream.
+//
+// The types parsed recursively are those of the files generated in the same run (protoc's
+// file_to_generate, which is every .proto of the rule's srcs); a submessage of any other type is
+// handed to upstream whole.
+//
+// Parameters: none.
+
+#ifndef PBACCEL_TOOLS_PARSER_GENERATOR_H_
+#define PBACCEL_TOOLS_PARSER_GENERATOR_H_
+
+#include <string>
+#include <vector>
+
+#include "google/protobuf/compiler/code_generator.h"
+#include "google/protobuf/descriptor.h"
+
+namespace pbaccel {
+namespace tools {
+
+class ParserGenerator : public google::protobuf::compiler::CodeGenerator {
+ public:
+  bool Generate(const google::protobuf::FileDescriptor* file, const std::string& parameter,
+                google::protobuf::compiler::GeneratorContext* context,
+                std::string* error) const override;
+
+  bool GenerateAll(const std::vector<const google::protobuf::FileDescriptor*>& files,
+                   const std::string& parameter,
+                   google::protobuf::compiler::GeneratorContext* context,
+                   std::string* error) const override;
+
+  uint64_t GetSupportedFeatures() const override { return FEATURE_PROTO3_OPTIONAL; }
+};
+
+}  // namespace tools
+}  // namespace pbaccel
+
+#endif  // PBACCEL_TOOLS_PARSER_GENERATOR_H_
