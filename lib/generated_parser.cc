@@ -16,8 +16,10 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/message.h"
 #include "google/protobuf/stubs/common.h"
+#include "parsers/kernel_abi.h"
 #include "pbaccel/field_reader.h"
 #include "pbaccel/internal/generated_registry.h"
+#include "pbaccel/internal/kernel_registry.h"
 #include "pbaccel/internal/wire_walker.h"
 #include "pbaccel/packed_varint.h"
 
@@ -239,18 +241,47 @@ bool ValidUtf8(const char* p, const char* end) {
 
 // --- Packed fields -------------------------------------------------------------------------------
 
-#define PBACCEL_PACKED_PARSER(Name, K, T)                                                         \
-  bool ParsePacked##Name(const char* p, const char* end, RepeatedField<T>* f) {                   \
-    if (static_cast<size_t>(end - p) <= kShortPackedBytes) return ParseShort<Kind::K>(p, end, f); \
-    return DecodePacked##Name(absl::string_view(p, static_cast<size_t>(end - p)), f).ok();        \
+namespace {
+
+// A short payload decoded by the kernel straight into the field's spare capacity (reserved once for
+// at most one value per byte): no count pass, no status. For kernels whose setup is cheap on tiny
+// payloads (inline_below_bytes == 0: avx512's masked loads), which beat the SSE2 short path there.
+template <internal::VarintFormat F, typename T>
+bool ParseShortWithKernel(const internal::KernelDescriptor& kernel, const char* p, const char* end,
+                          RepeatedField<T>* f) {
+  const int n = static_cast<int>(end - p);  // At most kShortPackedBytes.
+  const int old = f->size();
+  if (f->Capacity() - old < n) f->Reserve(old + n);
+  const internal::DecodeResult r = kernel.Decoder(F, false)(
+      reinterpret_cast<const uint8_t*>(p), reinterpret_cast<const uint8_t*>(end),
+      f->AddNAlreadyReserved(n), static_cast<size_t>(n), 0);
+  const bool ok = r.status == internal::DecodeStatus::kOk;
+  f->Truncate(ok ? old + static_cast<int>(r.count) : old);
+  return ok;
+}
+
+}  // namespace
+
+// Up to kShortPackedBytes: the kernel into spare capacity if it is cheap on tiny payloads, else the
+// SSE2 short path. Longer: the public API (count, reserve exactly, kernel).
+#define PBACCEL_PACKED_PARSER(Name, K, F, T)                                               \
+  bool ParsePacked##Name(const char* p, const char* end, RepeatedField<T>* f) {            \
+    if (static_cast<size_t>(end - p) <= kShortPackedBytes) {                               \
+      const internal::KernelDescriptor& kernel = internal::ActiveKernel();                 \
+      if (kernel.inline_below_bytes == 0) {                                                \
+        return ParseShortWithKernel<internal::VarintFormat::F>(kernel, p, end, f);         \
+      }                                                                                    \
+      return ParseShort<Kind::K>(p, end, f);                                               \
+    }                                                                                      \
+    return DecodePacked##Name(absl::string_view(p, static_cast<size_t>(end - p)), f).ok(); \
   }
-PBACCEL_PACKED_PARSER(Int32, kInt32, int32_t)
-PBACCEL_PACKED_PARSER(Int64, kInt64, int64_t)
-PBACCEL_PACKED_PARSER(UInt32, kUInt32, uint32_t)
-PBACCEL_PACKED_PARSER(UInt64, kUInt64, uint64_t)
-PBACCEL_PACKED_PARSER(SInt32, kSInt32, int32_t)
-PBACCEL_PACKED_PARSER(SInt64, kSInt64, int64_t)
-PBACCEL_PACKED_PARSER(Bool, kBool, bool)
+PBACCEL_PACKED_PARSER(Int32, kInt32, kInt32, int32_t)
+PBACCEL_PACKED_PARSER(Int64, kInt64, kInt64, int64_t)
+PBACCEL_PACKED_PARSER(UInt32, kUInt32, kUInt32, uint32_t)
+PBACCEL_PACKED_PARSER(UInt64, kUInt64, kUInt64, uint64_t)
+PBACCEL_PACKED_PARSER(SInt32, kSInt32, kSInt32, int32_t)
+PBACCEL_PACKED_PARSER(SInt64, kSInt64, kSInt64, int64_t)
+PBACCEL_PACKED_PARSER(Bool, kBool, kBool, bool)
 #undef PBACCEL_PACKED_PARSER
 
 // --- Delegation ----------------------------------------------------------------------------------
