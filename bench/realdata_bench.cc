@@ -89,7 +89,10 @@ std::vector<Candidate> ParserCandidates(const Corpus& corpus,
   const std::vector<std::string>* messages = &corpus.messages;
   const std::pair<const char*, unsigned (*)(const std::string&, T*)> parsers[] = {
       {"protobuf", +upstream}, {"pbaccel", +generated}, {"pbaccel_reflection", +reflection}};
-  for (const auto& [name, parse] : parsers) {
+  for (const auto& entry : parsers) {
+    // Plain copies, not structured bindings: clang 14 cannot capture those in the lambdas below.
+    const std::string name = entry.first;
+    const auto parse = entry.second;
     out.push_back({name, "reuse", [messages, reused, parse]() {
                      uint64_t sum = 0;
                      for (size_t i = 0; i < messages->size(); ++i) {
