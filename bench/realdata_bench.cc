@@ -31,11 +31,14 @@ absl::Status VerifyParsers(const Corpus& corpus) {
   for (size_t i = 0; i < corpus.messages.size(); ++i) {
     T upstream, generated, reflection;
     const bool upstream_ok = upstream.ParseFromString(corpus.messages[i]);
-    const std::pair<const char*, absl::Status> ours[] = {
-        {"generated", ParseMessage(corpus.messages[i], &generated)},
-        {"reflection", ParseMessageByReflection(corpus.messages[i], &reflection)}};
-    for (const auto& [path, s] : ours) {
-      const T& msg = path[0] == 'g' ? generated : reflection;
+    const struct {
+      const char* path;
+      absl::Status status;
+      const T& msg;
+    } ours[] = {
+        {"generated", ParseMessage(corpus.messages[i], &generated), generated},
+        {"reflection", ParseMessageByReflection(corpus.messages[i], &reflection), reflection}};
+    for (const auto& [path, s, msg] : ours) {
       if (!upstream_ok || !s.ok() ||
           !google::protobuf::util::MessageDifferencer::Equals(upstream, msg) ||
           upstream.SerializeAsString() != msg.SerializeAsString()) {

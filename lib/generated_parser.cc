@@ -13,13 +13,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "google/protobuf/descriptor.h"
-#include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/message.h"
 #include "google/protobuf/stubs/common.h"
 #include "parsers/kernel_abi.h"
 #include "pbaccel/field_reader.h"
 #include "pbaccel/internal/generated_registry.h"
 #include "pbaccel/internal/kernel_registry.h"
+#include "pbaccel/internal/upstream_merge.h"
 #include "pbaccel/internal/wire_walker.h"
 #include "pbaccel/packed_varint.h"
 
@@ -28,67 +28,34 @@
 #endif
 
 namespace pbaccel {
+namespace internal {
+namespace {
+// FormatTraits: each format's output type and conversion, as every kernel has them (baseline
+// flags here, like lib/packed_varint.cc's copy).
+#include "parsers/varint_format-inl.h"
+}  // namespace
+}  // namespace internal
+
 namespace gen {
 namespace {
 
 using google::protobuf::MessageLite;
 using google::protobuf::RepeatedField;
-
-// Upstream's default nesting limit (ParseFromString's).
-const int kDefaultBudget = google::protobuf::io::CodedInputStream::GetDefaultRecursionLimit();
+using internal::FormatTraits;
+using internal::VarintFormat;
 
 // --- The short packed path -----------------------------------------------------------------------
 
-enum class Kind { kInt32, kUInt32, kSInt32, kInt64, kUInt64, kSInt64, kBool };
-
-template <Kind K>
-struct KindTraits;
-template <>
-struct KindTraits<Kind::kInt32> {
-  using Out = int32_t;
-  static Out Convert(uint64_t v) { return static_cast<int32_t>(static_cast<uint32_t>(v)); }
-};
-template <>
-struct KindTraits<Kind::kUInt32> {
-  using Out = uint32_t;
-  static Out Convert(uint64_t v) { return static_cast<uint32_t>(v); }
-};
-template <>
-struct KindTraits<Kind::kSInt32> {
-  using Out = int32_t;
-  static Out Convert(uint64_t v) { return ZigZag32(v); }
-};
-template <>
-struct KindTraits<Kind::kInt64> {
-  using Out = int64_t;
-  static Out Convert(uint64_t v) { return static_cast<int64_t>(v); }
-};
-template <>
-struct KindTraits<Kind::kUInt64> {
-  using Out = uint64_t;
-  static Out Convert(uint64_t v) { return v; }
-};
-template <>
-struct KindTraits<Kind::kSInt64> {
-  using Out = int64_t;
-  static Out Convert(uint64_t v) { return ZigZag64(v); }
-};
-template <>
-struct KindTraits<Kind::kBool> {
-  using Out = bool;
-  static Out Convert(uint64_t v) { return v != 0; }
-};
-
 #if defined(__SSE2__)
 // Writes the first kCount (8 or 16) bytes of `bytes`, one-byte varints (all < 0x80), to
-// out[0..kCount) as values of kind K. REQUIRES: room for kCount values at `out`.
-template <Kind K, int kCount>
-inline void StoreOneByteValues(__m128i bytes, typename KindTraits<K>::Out* out) {
+// out[0..kCount) as values of format F. REQUIRES: room for kCount values at `out`.
+template <VarintFormat F, int kCount>
+inline void StoreOneByteValues(__m128i bytes, typename FormatTraits<F>::Out* out) {
   static_assert(kCount == 8 || kCount == 16, "8 or 16 values");
-  using Out = typename KindTraits<K>::Out;
+  using Out = typename FormatTraits<F>::Out;
   __m128i* const to = reinterpret_cast<__m128i*>(out);
   const __m128i zero = _mm_setzero_si128();
-  if constexpr (K == Kind::kBool) {
+  if constexpr (F == VarintFormat::kBool) {
     const __m128i flags = _mm_min_epu8(bytes, _mm_set1_epi8(1));
     if constexpr (kCount == 16) {
       _mm_storeu_si128(to, flags);
@@ -104,7 +71,7 @@ inline void StoreOneByteValues(__m128i bytes, typename KindTraits<K>::Out* out) 
                     _mm_unpacklo_epi16(hi16, zero), _mm_unpackhi_epi16(hi16, zero)};
     for (int i = 0; i < kWords; ++i) {
       __m128i x = w[i];
-      if constexpr (K == Kind::kSInt32) {
+      if constexpr (F == VarintFormat::kSInt32) {
         x = _mm_xor_si128(_mm_srli_epi32(x, 1),
                           _mm_sub_epi32(zero, _mm_and_si128(x, _mm_set1_epi32(1))));
       }
@@ -113,7 +80,7 @@ inline void StoreOneByteValues(__m128i bytes, typename KindTraits<K>::Out* out) 
       } else {
         __m128i q[2] = {_mm_unpacklo_epi32(x, zero), _mm_unpackhi_epi32(x, zero)};
         for (__m128i& y : q) {
-          if constexpr (K == Kind::kSInt64) {
+          if constexpr (F == VarintFormat::kSInt64) {
             y = _mm_xor_si128(_mm_srli_epi64(y, 1),
                               _mm_sub_epi64(zero, _mm_and_si128(y, _mm_set1_epi64x(1))));
           }
@@ -139,18 +106,18 @@ inline const char* ReadVarint2(const char* p, uint32_t* value) {
 }
 
 // Decodes one varint of any length at p to *out. Returns the byte after it, or nullptr.
-template <Kind K>
-inline const char* DecodeOne(const char* p, const char* end, typename KindTraits<K>::Out* out) {
+template <VarintFormat F>
+inline const char* DecodeOne(const char* p, const char* end, typename FormatTraits<F>::Out* out) {
   uint32_t v;
   if (end - p >= 2) {
     if (const char* next = ReadVarint2(p, &v)) {
-      *out = KindTraits<K>::Convert(v);
+      *out = FormatTraits<F>::Convert(v);
       return next;
     }
   }
   uint64_t v64;
   p = ReadVarint(p, end, &v64);
-  if (p != nullptr) *out = KindTraits<K>::Convert(v64);
+  if (p != nullptr) *out = FormatTraits<F>::Convert(v64);
   return p;
 }
 
@@ -161,47 +128,61 @@ inline const char* DecodeOne(const char* p, const char* end, typename KindTraits
 // the block's leading one-byte values are all stored widened (room: at most one value per byte
 // was written for the bytes before p, and the block's bytes remain), then the pointers advance
 // past them and the varint that ended the run is decoded alone.
-template <Kind K>
-int DecodeShort(const char* p, const char* end, typename KindTraits<K>::Out* out) {
-  typename KindTraits<K>::Out* const first = out;
+template <VarintFormat F>
+int DecodeShort(const char* p, const char* end, typename FormatTraits<F>::Out* out) {
+  typename FormatTraits<F>::Out* const first = out;
 #if defined(__SSE2__)
   while (end - p >= 16) {
     const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(bytes));
-    StoreOneByteValues<K, 16>(bytes, out);
+    StoreOneByteValues<F, 16>(bytes, out);
     const int ones = __builtin_ctz(mask | 0x10000u);
     p += ones;
     out += ones;
     if (ones == 16) continue;
-    if ((p = DecodeOne<K>(p, end, out++)) == nullptr) return -1;
+    if ((p = DecodeOne<F>(p, end, out++)) == nullptr) return -1;
   }
   while (end - p >= 8) {
     const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
     const unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(bytes)) & 0xFFu;
-    StoreOneByteValues<K, 8>(bytes, out);
+    StoreOneByteValues<F, 8>(bytes, out);
     const int ones = __builtin_ctz(mask | 0x100u);
     p += ones;
     out += ones;
     if (ones == 8) continue;
-    if ((p = DecodeOne<K>(p, end, out++)) == nullptr) return -1;
+    if ((p = DecodeOne<F>(p, end, out++)) == nullptr) return -1;
   }
 #endif
   while (p < end) {
     if (static_cast<uint8_t>(*p) < 0x80) {
-      *out++ = KindTraits<K>::Convert(static_cast<uint8_t>(*p++));
-    } else if ((p = DecodeOne<K>(p, end, out++)) == nullptr) {
+      *out++ = FormatTraits<F>::Convert(static_cast<uint8_t>(*p++));
+    } else if ((p = DecodeOne<F>(p, end, out++)) == nullptr) {
       return -1;
     }
   }
   return static_cast<int>(out - first);
 }
 
-template <Kind K>
-bool ParseShort(const char* p, const char* end, RepeatedField<typename KindTraits<K>::Out>* f) {
+// A payload of at most kShortPackedBytes, appended to `f`: room for one value per byte is reserved
+// once and the values are decoded straight into the spare capacity (no count pass, no status).
+// Decoded by the kernel itself when its setup is cheap on tiny payloads (inline_below_bytes == 0:
+// avx512's masked loads), else by DecodeShort; each wins on those kernels (measured on the tiles).
+template <VarintFormat F>
+bool ParseShortPacked(const char* p, const char* end,
+                      RepeatedField<typename FormatTraits<F>::Out>* f) {
   const int n = static_cast<int>(end - p);  // At most kShortPackedBytes: no overflow.
   const int old = f->size();
   if (f->Capacity() - old < n) f->Reserve(old + n);
-  const int count = DecodeShort<K>(p, end, f->AddNAlreadyReserved(n));
+  typename FormatTraits<F>::Out* const out = f->AddNAlreadyReserved(n);
+  const internal::KernelDescriptor& kernel = internal::ActiveKernel();
+  int count;
+  if (kernel.inline_below_bytes == 0) {
+    const internal::DecodeResult r = kernel.Decoder(F, false)(
+        reinterpret_cast<const uint8_t*>(p), reinterpret_cast<const uint8_t*>(end), out, n, 0);
+    count = r.status == internal::DecodeStatus::kOk ? static_cast<int>(r.count) : -1;
+  } else {
+    count = DecodeShort<F>(p, end, out);
+  }
   f->Truncate(count < 0 ? old : old + count);
   return count >= 0;
 }
@@ -241,67 +222,27 @@ bool ValidUtf8(const char* p, const char* end) {
 
 // --- Packed fields -------------------------------------------------------------------------------
 
-namespace {
-
-// A short payload decoded by the kernel straight into the field's spare capacity (reserved once for
-// at most one value per byte): no count pass, no status. For kernels whose setup is cheap on tiny
-// payloads (inline_below_bytes == 0: avx512's masked loads), which beat the SSE2 short path there.
-template <internal::VarintFormat F, typename T>
-bool ParseShortWithKernel(const internal::KernelDescriptor& kernel, const char* p, const char* end,
-                          RepeatedField<T>* f) {
-  const int n = static_cast<int>(end - p);  // At most kShortPackedBytes.
-  const int old = f->size();
-  if (f->Capacity() - old < n) f->Reserve(old + n);
-  const internal::DecodeResult r = kernel.Decoder(F, false)(
-      reinterpret_cast<const uint8_t*>(p), reinterpret_cast<const uint8_t*>(end),
-      f->AddNAlreadyReserved(n), static_cast<size_t>(n), 0);
-  const bool ok = r.status == internal::DecodeStatus::kOk;
-  f->Truncate(ok ? old + static_cast<int>(r.count) : old);
-  return ok;
-}
-
-}  // namespace
-
-// Up to kShortPackedBytes: the kernel into spare capacity if it is cheap on tiny payloads, else the
-// SSE2 short path. Longer: the public API (count, reserve exactly, kernel).
-#define PBACCEL_PACKED_PARSER(Name, K, F, T)                                               \
+// Up to kShortPackedBytes: ParseShortPacked. Longer: the public API (count, reserve exactly,
+// kernel).
+#define PBACCEL_PACKED_PARSER(Name, F, T)                                                  \
   bool ParsePacked##Name(const char* p, const char* end, RepeatedField<T>* f) {            \
     if (static_cast<size_t>(end - p) <= kShortPackedBytes) {                               \
-      const internal::KernelDescriptor& kernel = internal::ActiveKernel();                 \
-      if (kernel.inline_below_bytes == 0) {                                                \
-        return ParseShortWithKernel<internal::VarintFormat::F>(kernel, p, end, f);         \
-      }                                                                                    \
-      return ParseShort<Kind::K>(p, end, f);                                               \
+      return ParseShortPacked<VarintFormat::F>(p, end, f);                                 \
     }                                                                                      \
     return DecodePacked##Name(absl::string_view(p, static_cast<size_t>(end - p)), f).ok(); \
   }
-PBACCEL_PACKED_PARSER(Int32, kInt32, kInt32, int32_t)
-PBACCEL_PACKED_PARSER(Int64, kInt64, kInt64, int64_t)
-PBACCEL_PACKED_PARSER(UInt32, kUInt32, kUInt32, uint32_t)
-PBACCEL_PACKED_PARSER(UInt64, kUInt64, kUInt64, uint64_t)
-PBACCEL_PACKED_PARSER(SInt32, kSInt32, kSInt32, int32_t)
-PBACCEL_PACKED_PARSER(SInt64, kSInt64, kSInt64, int64_t)
-PBACCEL_PACKED_PARSER(Bool, kBool, kBool, bool)
+PBACCEL_PACKED_PARSER(Int32, kInt32, int32_t)
+PBACCEL_PACKED_PARSER(Int64, kInt64, int64_t)
+PBACCEL_PACKED_PARSER(UInt32, kUInt32, uint32_t)
+PBACCEL_PACKED_PARSER(UInt64, kUInt64, uint64_t)
+PBACCEL_PACKED_PARSER(SInt32, kSInt32, int32_t)
+PBACCEL_PACKED_PARSER(SInt64, kSInt64, int64_t)
+PBACCEL_PACKED_PARSER(Bool, kBool, bool)
 #undef PBACCEL_PACKED_PARSER
 
 // --- Delegation ----------------------------------------------------------------------------------
 
 namespace {
-
-// Upstream protobuf merges [p, end) into msg, with `budget` nesting levels.
-bool Upstream(const char* p, const char* end, MessageLite* msg, int budget) {
-  if (budget == kDefaultBudget) {
-    // The flat-buffer parser ParseFromString uses; it also rejects a range ending at an end-group.
-    return msg->ParseFrom<MessageLite::kMergePartial>(
-        google::protobuf::StringPiece(p, static_cast<size_t>(end - p)));
-  }
-  // Inside a submessage: only the stream API takes a recursion budget. ConsumedEntireMessage: the
-  // parse must end at the end of the range, not at an end-group tag.
-  google::protobuf::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(p),
-                                               static_cast<int>(end - p));
-  input.SetRecursionLimit(budget);
-  return msg->MergePartialFromCodedStream(&input) && input.ConsumedEntireMessage();
-}
 
 // "pkg.Msg.field (3)" for a full Message, "field 3 of pkg.Msg" for a lite one.
 std::string FieldLabel(const MessageLite& msg, uint32_t number) {
@@ -329,7 +270,7 @@ const char* Delegate(const char* field, const char* end, MessageLite* msg, Conte
   }
   // Malformed here: upstream takes the rest and decides, as a whole parse would.
   const char* const stop = next != nullptr ? next : end;
-  if (Upstream(field, stop, msg, budget)) return stop;
+  if (internal::MergeWithUpstream(field, stop, msg, budget)) return stop;
   const size_t offset = static_cast<size_t>(field - ctx->origin());
   std::string what;
   if (next == nullptr && error != internal::WireError::kNone) {
@@ -352,7 +293,8 @@ absl::Status Run(absl::string_view bytes, MessageLite* msg, Mode mode, MergeFn m
   }
   if (mode == Mode::kParse || mode == Mode::kParsePartial) msg->Clear();
   Context ctx(bytes.data());
-  if (merge(bytes.data(), bytes.data() + bytes.size(), msg, &ctx, kDefaultBudget) == nullptr) {
+  if (merge(bytes.data(), bytes.data() + bytes.size(), msg, &ctx,
+            internal::DefaultRecursionBudget()) == nullptr) {
     return ctx.status();
   }
   if ((mode == Mode::kParse || mode == Mode::kMerge) && !msg->IsInitialized()) {

@@ -10,12 +10,12 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/reflection.h"
 #include "pbaccel/field_reader.h"
 #include "pbaccel/generated_parser.h"
 #include "pbaccel/internal/generated_registry.h"
 #include "pbaccel/internal/message_plan.h"
+#include "pbaccel/internal/upstream_merge.h"
 #include "pbaccel/internal/wire_walker.h"
 #include "pbaccel/packed_varint.h"
 
@@ -43,7 +43,7 @@ constexpr size_t kMinPackedFieldBytes = 64;
 // Whole messages under kSmallMessageBytes (message_parser.h) are not walked at all.
 
 // Upstream's default nesting limit (ParseFromString's).
-const int kDefaultBudget = google::protobuf::io::CodedInputStream::GetDefaultRecursionLimit();
+const int kDefaultBudget = internal::DefaultRecursionBudget();
 
 class Parser {
  public:
@@ -194,27 +194,11 @@ class Parser {
 
   // Upstream protobuf parses [p, end) into msg, with `budget` nesting levels.
   absl::Status Upstream(const char* p, const char* end, Message* msg, int budget) {
-    bool ok;
-    if (budget == kDefaultBudget) {
-      // The full budget: upstream's flat-buffer parser (the one ParseFromString uses), which also
-      // rejects a range that ends at an end-group tag.
-      ok = msg->ParseFrom<google::protobuf::MessageLite::kMergePartial>(
-          google::protobuf::StringPiece(p, static_cast<size_t>(end - p)));
-    } else {
-      // Inside a submessage: only the stream API takes a recursion budget.
-      google::protobuf::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(p),
-                                                   static_cast<int>(end - p));
-      input.SetRecursionLimit(budget);
-      // ConsumedEntireMessage: the parse must end at the end of the range, not at an end-group.
-      ok = msg->MergePartialFromCodedStream(&input) && input.ConsumedEntireMessage();
-    }
-    if (ok) return absl::OkStatus();
-    {
-      return absl::InvalidArgumentError(
-          absl::StrCat("malformed ", msg->GetDescriptor()->full_name(),
-                       ": protobuf's parser rejected the fields at byte offsets [", p - origin_,
-                       ", ", end - origin_, ")"));
-    }
+    if (internal::MergeWithUpstream(p, end, msg, budget)) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        absl::StrCat("malformed ", msg->GetDescriptor()->full_name(),
+                     ": protobuf's parser rejected the fields at byte offsets [", p - origin_, ", ",
+                     end - origin_, ")"));
   }
 
   const char* origin_;

@@ -32,7 +32,7 @@ std::string Hex(absl::string_view bytes) {
 
 }  // namespace
 
-std::string DeterministicSerialization(const Message& m) {
+std::string DeterministicSerialization(const google::protobuf::MessageLite& m) {
   std::string out;
   {
     google::protobuf::io::StringOutputStream stream(&out);

@@ -49,7 +49,7 @@ struct DifferentialReport {
 
 // `msg` serialized with map entries sorted by key: protobuf 3.21 randomizes each map's iteration
 // order per instance, so the default serialization of equal messages may differ.
-std::string DeterministicSerialization(const google::protobuf::Message& msg);
+std::string DeterministicSerialization(const google::protobuf::MessageLite& msg);
 
 // Compares upstream and pbaccel on `bytes` for the type of `prototype`, under every supported
 // kernel. Returns "" when they agree, else a description of the first difference.

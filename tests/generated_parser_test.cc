@@ -14,23 +14,25 @@
 #include "absl/strings/string_view.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/dynamic_message.h"
-#include "google/protobuf/io/coded_stream.h"
-#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "gtest/gtest.h"
 #include "pbaccel/message_parser.h"
 #include "pbaccel/testing/differential.h"
 #include "pbaccel/testing/every_kernel.h"
 #include "pbaccel/testing/wire_builder.h"
+#include "pbaccel/testing/workloads.h"
 #include "proto/parser_test2.pbaccel.h"
 #include "proto/parser_test2_lite.pbaccel.h"
 #include "proto/parser_test3.pbaccel.h"
 #include "proto/parser_test3_lite.pbaccel.h"
+#include "tests/varint_test_util.h"
 
 namespace pbaccel {
 namespace {
 
+using testing::DecodeStatus;
 using ::testing::HasSubstr;
 using ::testing::Not;
+using testing::VarintFormat;
 
 // Linking the rule's library registers the parsers: ParseMessage(bytes, Message*) finds them, for
 // the generated classes only.
@@ -115,18 +117,6 @@ TEST(GeneratedParserTest, DifferentialAgainstUpstream) {
   }
 }
 
-// `msg` serialized deterministically (map entries sorted), for a lite message.
-std::string Deterministic(const google::protobuf::MessageLite& msg) {
-  std::string out;
-  {
-    google::protobuf::io::StringOutputStream stream(&out);
-    google::protobuf::io::CodedOutputStream coded(&stream);
-    coded.SetSerializationDeterministic(true);
-    msg.SerializePartialToCodedStream(&coded);
-  }
-  return out;
-}
-
 class GeneratedLiteTest : public testing::EveryKernelTest {};
 
 // LITE_RUNTIME types (no reflection, so only generated parsers take them): random messages of the
@@ -151,7 +141,8 @@ void CompareLite(int iterations, uint64_t seed) {
       ASSERT_EQ(s.ok(), upstream_ok) << Full::descriptor()->full_name() << " (lite), input "
                                      << absl::BytesToHexString(input) << ": " << s;
       if (upstream_ok) {
-        ASSERT_EQ(Deterministic(ours), Deterministic(upstream))
+        ASSERT_EQ(testing::DeterministicSerialization(ours),
+                  testing::DeterministicSerialization(upstream))
             << "input " << absl::BytesToHexString(input);
       }
       Lite upstream_full, ours_full;
@@ -173,6 +164,68 @@ TEST_P(GeneratedLiteTest, Proto3) {
 }
 
 PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(GeneratedLiteTest);
+
+// The packed parsers generated code calls (gen::ParsePacked*), on their own, under every kernel:
+// payloads up to kShortPackedBytes take the short path (the kernel itself on avx512, the SSE2
+// path under the others), longer ones the public API. Each payload ends against an inaccessible
+// page and goes into a field that already holds two elements, with and without spare capacity;
+// the result must be the reference decoder's (varint_test_util.h), and a rejected payload must
+// leave the field as it was.
+class GeneratedPackedTest : public testing::EveryKernelTest {};
+
+template <typename T>
+using PackedParser = bool (*)(const char*, const char*, google::protobuf::RepeatedField<T>*);
+
+template <typename T>
+void CheckPacked(VarintFormat format, PackedParser<T> parse, absl::string_view payload) {
+  const testing::Expected expected = testing::ExpectedDecode(format, payload, /*strict=*/false);
+  for (const bool spare : {false, true}) {
+    google::protobuf::RepeatedField<T> field;
+    field.Add(static_cast<T>(1));
+    field.Add(static_cast<T>(0));
+    if (spare) field.Reserve(300);
+    const bool ok = parse(payload.data(), payload.data() + payload.size(), &field);
+    const std::string where = absl::StrCat(testing::FormatName(format), ", ", payload.size(),
+                                           " bytes, spare capacity ", spare);
+    ASSERT_EQ(ok, expected.status == DecodeStatus::kOk) << where;
+    if (!ok) {
+      ASSERT_EQ(field.size(), 2) << where;
+      continue;
+    }
+    ASSERT_EQ(static_cast<size_t>(field.size()), 2 + expected.values.size()) << where;
+    for (size_t i = 0; i < expected.values.size(); ++i) {
+      ASSERT_EQ(testing::OutputBits(format, field.data() + 2, i), expected.values[i])
+          << where << ", value " << i;
+    }
+  }
+}
+
+TEST_P(GeneratedPackedTest, MatchesTheReferenceAroundTheShortPathLimit) {
+  testing::GuardedBuffer guard(4096);
+  std::mt19937_64 rng(11);
+  for (const workloads::PayloadWorkload& workload : workloads::PayloadWorkloads()) {
+    for (size_t n = 0; n <= 48; ++n) {
+      const std::string valid =
+          testing::EncodePacked(workloads::GenerateWireValues(workload, n, rng));
+      // The valid payload, one with an 11-byte varint after it, and the valid one without its
+      // last byte (cut inside its last varint unless that had one byte).
+      std::vector<std::string> payloads = {valid, valid + testing::OverlongVarint(11)};
+      if (!valid.empty()) payloads.push_back(valid.substr(0, valid.size() - 1));
+      for (const std::string& bytes : payloads) {
+        const absl::string_view payload = guard.CopyFlushEnd(bytes);
+        CheckPacked<int32_t>(VarintFormat::kInt32, &gen::ParsePackedInt32, payload);
+        CheckPacked<int64_t>(VarintFormat::kInt64, &gen::ParsePackedInt64, payload);
+        CheckPacked<uint32_t>(VarintFormat::kUInt32, &gen::ParsePackedUInt32, payload);
+        CheckPacked<uint64_t>(VarintFormat::kUInt64, &gen::ParsePackedUInt64, payload);
+        CheckPacked<int32_t>(VarintFormat::kSInt32, &gen::ParsePackedSInt32, payload);
+        CheckPacked<int64_t>(VarintFormat::kSInt64, &gen::ParsePackedSInt64, payload);
+        CheckPacked<bool>(VarintFormat::kBool, &gen::ParsePackedBool, payload);
+      }
+    }
+  }
+}
+
+PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(GeneratedPackedTest);
 
 }  // namespace
 }  // namespace pbaccel

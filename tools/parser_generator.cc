@@ -112,21 +112,21 @@ class MessageWriter {
                 "                        Context* ctx, int budget) {\n"
                 "  while (p < end) {\n"
                 "    const char* const field = p;\n");
-    // A dry run: does the type have any field parsed here?
-    std::string probe;
+    // The cases, at their final indentation (inside the while and the switch); a type with no
+    // field parsed here gets no switch at all.
+    std::string cases;
     {
-      google::protobuf::io::StringOutputStream stream(&probe);
-      Printer probe_out(&stream, '$');
-      for (int i = 0; i < d_->field_count(); ++i) WriteField(d_->field(i), &probe_out);
+      google::protobuf::io::StringOutputStream stream(&cases);
+      Printer case_out(&stream, '$');
+      for (int i = 0; i < 3; ++i) case_out.Indent();
+      for (int i = 0; i < d_->field_count(); ++i) WriteField(d_->field(i), &case_out);
     }
-    if (!probe.empty()) {
+    if (!cases.empty()) {
       out_->Print(
           "    uint32_t tag;\n"
           "    p = ReadTag(p, end, &tag);\n"
           "    switch (tag) {\n");
-      for (int i = 0; i < 3; ++i) out_->Indent();
-      for (int i = 0; i < d_->field_count(); ++i) WriteField(d_->field(i), out_);
-      for (int i = 0; i < 3; ++i) out_->Outdent();
+      out_->PrintRaw(cases);
       out_->Print("    }\n");
     }
     out_->Print(
