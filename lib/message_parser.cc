@@ -173,6 +173,7 @@ class Parser {
     const int count = static_cast<int>((end - p) / kSize);
     auto append = [&](auto* field) {
       if (count > INT_MAX - field->size()) return false;
+      if (count == 0) return true;  // An empty field has no storage: no memcpy to nullptr.
       field->Reserve(field->size() + count);
       std::memcpy(field->AddNAlreadyReserved(count), p, static_cast<size_t>(count) * kSize);
       return true;

@@ -4,6 +4,7 @@
 // they agree with upstream on valid and malformed input for proto2, proto3 and LITE_RUNTIME types
 // under every kernel, and that their errors name the innermost field.
 
+#include <cstring>
 #include <memory>
 #include <random>
 #include <string>
@@ -168,9 +169,9 @@ PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(GeneratedLiteTest);
 // The packed parsers generated code calls (gen::ParsePacked*), on their own, under every kernel:
 // payloads up to kShortPackedBytes take the short path (the kernel itself on avx512, the SSE2
 // path under the others), longer ones the public API. Each payload ends against an inaccessible
-// page and goes into a field that already holds two elements, with and without spare capacity;
-// the result must be the reference decoder's (varint_test_util.h), and a rejected payload must
-// leave the field as it was.
+// page and goes into an empty field (no storage at all) and into one that already holds two
+// elements, with and without spare capacity; the result must be the reference decoder's
+// (varint_test_util.h), and a rejected payload must leave the field as it was.
 class GeneratedPackedTest : public testing::EveryKernelTest {};
 
 template <typename T>
@@ -179,23 +180,25 @@ using PackedParser = bool (*)(const char*, const char*, google::protobuf::Repeat
 template <typename T>
 void CheckPacked(VarintFormat format, PackedParser<T> parse, absl::string_view payload) {
   const testing::Expected expected = testing::ExpectedDecode(format, payload, /*strict=*/false);
-  for (const bool spare : {false, true}) {
-    google::protobuf::RepeatedField<T> field;
-    field.Add(static_cast<T>(1));
-    field.Add(static_cast<T>(0));
-    if (spare) field.Reserve(300);
-    const bool ok = parse(payload.data(), payload.data() + payload.size(), &field);
-    const std::string where = absl::StrCat(testing::FormatName(format), ", ", payload.size(),
-                                           " bytes, spare capacity ", spare);
-    ASSERT_EQ(ok, expected.status == DecodeStatus::kOk) << where;
-    if (!ok) {
-      ASSERT_EQ(field.size(), 2) << where;
-      continue;
-    }
-    ASSERT_EQ(static_cast<size_t>(field.size()), 2 + expected.values.size()) << where;
-    for (size_t i = 0; i < expected.values.size(); ++i) {
-      ASSERT_EQ(testing::OutputBits(format, field.data() + 2, i), expected.values[i])
-          << where << ", value " << i;
+  for (const int before : {0, 2}) {
+    for (const bool spare : {false, true}) {
+      google::protobuf::RepeatedField<T> field;
+      for (int i = 0; i < before; ++i) field.Add(static_cast<T>(i));
+      if (spare) field.Reserve(300);
+      const bool ok = parse(payload.data(), payload.data() + payload.size(), &field);
+      const std::string where =
+          absl::StrCat(testing::FormatName(format), ", ", payload.size(), " bytes, ", before,
+                       " elements before, spare capacity ", spare);
+      ASSERT_EQ(ok, expected.status == DecodeStatus::kOk) << where;
+      if (!ok) {
+        ASSERT_EQ(field.size(), before) << where;
+        continue;
+      }
+      ASSERT_EQ(static_cast<size_t>(field.size()), before + expected.values.size()) << where;
+      for (size_t i = 0; i < expected.values.size(); ++i) {
+        ASSERT_EQ(testing::OutputBits(format, field.data() + before, i), expected.values[i])
+            << where << ", value " << i;
+      }
     }
   }
 }
@@ -226,6 +229,39 @@ TEST_P(GeneratedPackedTest, MatchesTheReferenceAroundTheShortPathLimit) {
 }
 
 PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(GeneratedPackedTest);
+
+// Fixed-width packed fields (one bulk copy, no kernel): every length 0-40 bytes against a guard
+// page, into an empty field (no storage: an empty payload must not copy to a null pointer, which
+// UBSan reports; the fuzzer found it) and into one holding an element; a length that is not a
+// multiple of the width is rejected and leaves the field as it was.
+template <typename T>
+void CheckPackedFixed(testing::GuardedBuffer& guard) {
+  for (size_t bytes = 0; bytes <= 40; ++bytes) {
+    std::string data(bytes, '\0');
+    for (size_t i = 0; i < bytes; ++i) data[i] = static_cast<char>(i * 37 + 1);
+    const absl::string_view payload = guard.CopyFlushEnd(data);
+    for (const int before : {0, 1}) {
+      google::protobuf::RepeatedField<T> field;
+      if (before) field.Add(T{});
+      const bool ok = gen::ParsePackedFixed<T>(payload.data(), payload.data() + bytes, &field);
+      const std::string where =
+          absl::StrCat(sizeof(T), "-byte values, ", bytes, " bytes, ", before, " elements before");
+      ASSERT_EQ(ok, bytes % sizeof(T) == 0) << where;
+      ASSERT_EQ(static_cast<size_t>(field.size()), before + (ok ? bytes / sizeof(T) : 0)) << where;
+      if (ok && bytes) {
+        ASSERT_EQ(std::memcmp(field.data() + before, data.data(), bytes), 0) << where;
+      }
+    }
+  }
+}
+
+TEST(GeneratedPackedFixedTest, CopiesWholeValuesAndRejectsPartialOnes) {
+  testing::GuardedBuffer guard(4096);
+  CheckPackedFixed<uint32_t>(guard);
+  CheckPackedFixed<int64_t>(guard);
+  CheckPackedFixed<float>(guard);
+  CheckPackedFixed<double>(guard);
+}
 
 }  // namespace
 }  // namespace pbaccel

@@ -144,6 +144,7 @@ inline bool ParsePackedFixed(const char* p, const char* end,
                              google::protobuf::RepeatedField<T>* f) {
   const size_t bytes = static_cast<size_t>(end - p);
   if (ABSL_PREDICT_FALSE(bytes % sizeof(T) != 0)) return false;
+  if (bytes == 0) return true;  // An empty field has no storage: no memcpy to a null pointer.
   const int n = static_cast<int>(bytes / sizeof(T));
   if (ABSL_PREDICT_FALSE(n > INT32_MAX - f->size())) return false;
   if (f->Capacity() - f->size() < n) f->Reserve(f->size() + n);

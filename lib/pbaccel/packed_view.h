@@ -124,7 +124,7 @@ class PackedView {
               "packed fixed-width payload length is not a multiple of the value size");
         }
         const size_t n = std::min(out.size(), (payload_.size() - pos_) / sizeof(value_type));
-        std::memcpy(out.data(), payload_.data() + pos_, n * sizeof(value_type));
+        if (n != 0) std::memcpy(out.data(), payload_.data() + pos_, n * sizeof(value_type));
         pos_ += n * sizeof(value_type);
         return n;
       } else {
