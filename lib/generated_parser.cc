@@ -165,8 +165,8 @@ int DecodeShort(const char* p, const char* end, typename FormatTraits<F>::Out* o
 
 // A payload of at most kShortPackedBytes, appended to `f`: room for one value per byte is reserved
 // once and the values are decoded straight into the spare capacity (no count pass, no status).
-// Decoded by the kernel itself when its setup is cheap on tiny payloads (inline_below_bytes == 0:
-// avx512's masked loads), else by DecodeShort; each wins on those kernels (measured on the tiles).
+// Decoded by the kernel itself when it says it is the faster (short_payloads_direct: avx512 and
+// bmi2), else by DecodeShort; each wins on those kernels (measured on bench/data's fields).
 template <VarintFormat F>
 bool ParseShortPacked(const char* p, const char* end,
                       RepeatedField<typename FormatTraits<F>::Out>* f) {
@@ -176,7 +176,7 @@ bool ParseShortPacked(const char* p, const char* end,
   typename FormatTraits<F>::Out* const out = f->AddNAlreadyReserved(n);
   const internal::KernelDescriptor& kernel = internal::ActiveKernel();
   int count;
-  if (kernel.inline_below_bytes == 0) {
+  if (kernel.short_payloads_direct) {
     const internal::DecodeResult r = kernel.Decoder(F, false)(
         reinterpret_cast<const uint8_t*>(p), reinterpret_cast<const uint8_t*>(end), out, n, 0);
     count = r.status == internal::DecodeStatus::kOk ? static_cast<int>(r.count) : -1;

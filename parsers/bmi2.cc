@@ -355,7 +355,11 @@ const KernelDescriptor kBmi2Kernel = MakeKernelDescriptor<Bmi2Decoder, ScalarSiz
     "BMI2 SFVInt: fixed 8-byte steps, PEXT of the continuation bits indexes a compile-time table "
     "of bit fields, one PEXT packs the step's payload, AVX2 shifts cut 8 slots; varints up to 10 "
     "bytes accumulate across steps",
-    &CountTerminatorsPopcnt);
+    &CountTerminatorsPopcnt, kDefaultInlineBelowBytes,
+    // Generated parsers' short fields (up to 128 bytes): the kernel beat their SSE2 loop on each
+    // kind of real field, most on multi-byte values (Zen 4, upstream's loop = 1.0x): tiles 1.28x
+    // against 1.15x, OSM keys/vals 0.91x against 0.77x, OSM refs 1.53x against 0.94x.
+    /*short_payloads_direct=*/true);
 
 }  // namespace internal
 }  // namespace pbaccel

@@ -118,6 +118,11 @@ struct KernelDescriptor {
   // kernel, because the kernel's setup costs more than it saves on them (measured per kernel;
   // kDefaultInlineBelowBytes unless the kernel says otherwise).
   uint32_t inline_below_bytes;
+  // Whether generated parsers (lib/generated_parser.cc) hand packed payloads of up to
+  // gen::kShortPackedBytes straight to this kernel, writing into the field's spare capacity
+  // (true), or decode them with their own SSE2 loop (false). Measured per kernel on the real
+  // packed fields of bench/data (tiles, OSM ways and relations).
+  bool short_payloads_direct;
 
   DecodeFn Decoder(VarintFormat format, bool strict) const {
     return decode[static_cast<int>(format)][strict ? 1 : 0];

@@ -130,7 +130,7 @@ class OutputSink {
 template <template <VarintFormat, bool> class Decoder, template <SizeFormat> class Sizer>
 constexpr KernelDescriptor MakeKernelDescriptor(
     const char* name, const char* summary, CountFn count_terminators,
-    uint32_t inline_below_bytes = kDefaultInlineBelowBytes) {
+    uint32_t inline_below_bytes = kDefaultInlineBelowBytes, bool short_payloads_direct = false) {
   using F = VarintFormat;
   using S = SizeFormat;
   return KernelDescriptor{
@@ -151,5 +151,6 @@ constexpr KernelDescriptor MakeKernelDescriptor(
       {&Sizer<S::kUInt32>::Run, &Sizer<S::kInt32>::Run, &Sizer<S::kSInt32>::Run,
        &Sizer<S::kUInt64>::Run, &Sizer<S::kSInt64>::Run},
       inline_below_bytes,
+      short_payloads_direct,
   };
 }

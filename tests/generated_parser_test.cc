@@ -167,10 +167,10 @@ TEST_P(GeneratedLiteTest, Proto3) {
 PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(GeneratedLiteTest);
 
 // The packed parsers generated code calls (gen::ParsePacked*), on their own, under every kernel:
-// payloads up to kShortPackedBytes take the short path (the kernel itself on avx512, the SSE2
-// path under the others), longer ones the public API. Each payload ends against an inaccessible
-// page and goes into an empty field (no storage at all) and into one that already holds two
-// elements, with and without spare capacity; the result must be the reference decoder's
+// payloads up to kShortPackedBytes take the short path (the kernel itself on avx512 and bmi2, the
+// SSE2 path under the others), longer ones the public API. Each payload ends against an
+// inaccessible page and goes into an empty field (no storage at all) and into one that already
+// holds two elements, with and without spare capacity; the result must be the reference decoder's
 // (varint_test_util.h), and a rejected payload must leave the field as it was.
 class GeneratedPackedTest : public testing::EveryKernelTest {};
 

@@ -118,9 +118,10 @@ bool ValidUtf8(const char* p, const char* end);
 // Append the values of the packed payload [p, end) to `field`, as upstream would. Return false
 // (leaving the field's elements as they were) if the payload is malformed: the caller then
 // delegates the field, and upstream reports the error. Payloads up to kShortPackedBytes take the
-// short path (SSE2 blocks of one-byte varints written straight into the field's spare capacity,
-// reserved once for at most one value per byte); longer ones the dispatched kernel
-// (packed_varint.h).
+// short path: values written straight into the field's spare capacity, reserved once for at most
+// one value per byte, by the active kernel where it is the faster (short_payloads_direct in
+// parsers/kernel_abi.h) or else by SSE2 blocks of one-byte varints. Longer ones take the public
+// API (packed_varint.h).
 inline constexpr size_t kShortPackedBytes = 128;
 
 bool ParsePackedInt32(const char* p, const char* end, google::protobuf::RepeatedField<int32_t>* f);
