@@ -2,6 +2,8 @@
 
 #include "pbaccel/testing/random_message.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -284,14 +286,29 @@ std::string EncodeInterleaved(const Message& msg, std::mt19937_64& rng) {
       }
       i += chunk;
     }
-    // Closed enums: an out-of-range value in a packed record (upstream keeps it as unknown).
+    // Closed enums: a number that is not the enum's (far off, just past either end of its
+    // numbers, or negative) in a packed or an unpacked record (upstream keeps it as unknown).
     if (f->type() == FieldDescriptor::TYPE_ENUM && !IsOpenEnum(f) && Chance(rng, 50)) {
-      std::string payload;
-      AppendVarint(1000, &payload);
-      AppendVarint(static_cast<uint64_t>(f->enum_type()->value(0)->number()), &payload);
-      AppendTag(f->number(), 2, &tail);
-      AppendVarint(payload.size(), &tail);
-      tail += payload;
+      const google::protobuf::EnumDescriptor* e = f->enum_type();
+      int lo = e->value(0)->number(), hi = lo;
+      for (int k = 0; k < e->value_count(); ++k) {
+        lo = std::min(lo, e->value(k)->number());
+        hi = std::max(hi, e->value(k)->number());
+      }
+      const int64_t candidates[] = {1000, int64_t{hi} + 1, int64_t{lo} - 1, -1};
+      const int64_t number = candidates[Uniform(rng, 4)];
+      if (e->FindValueByNumber(static_cast<int>(number)) == nullptr) {
+        std::string payload;
+        AppendVarint(static_cast<uint64_t>(number), &payload);
+        if (Chance(rng, 50)) {
+          AppendVarint(static_cast<uint64_t>(e->value(0)->number()), &payload);
+          AppendTag(f->number(), 2, &tail);
+          AppendVarint(payload.size(), &tail);
+        } else {
+          AppendTag(f->number(), 0, &tail);
+        }
+        tail += payload;
+      }
     }
   }
   return rest->SerializePartialAsString() + tail;

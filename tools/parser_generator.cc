@@ -20,6 +20,7 @@ namespace tools {
 namespace {
 
 using google::protobuf::Descriptor;
+using google::protobuf::EnumDescriptor;
 using google::protobuf::FieldDescriptor;
 using google::protobuf::FileDescriptor;
 using google::protobuf::compiler::GeneratorContext;
@@ -218,9 +219,8 @@ class MessageWriter {
       vars["enum"] = cpp::QualifiedClassName(f->enum_type());
     }
     vars["tag"] = std::to_string(Tag(f, 0));
-    vars["check"] = closed_enum ? " || !" + cpp::QualifiedClassName(f->enum_type()) +
-                                      "_IsValid(static_cast<int>(v))"
-                                : "";
+    vars["check"] =
+        closed_enum ? " || !" + ValidityCheck(f->enum_type(), "static_cast<int>(v)") : "";
     out->Print(vars,
                "case $tag$: {  // $decl$\n"
                "  uint64_t v;\n"
@@ -229,24 +229,45 @@ class MessageWriter {
     out->Print(
         "  continue;\n"
         "}\n");
-    if (f->is_repeated() && !closed_enum) WritePacked(f, vars, kind.packed, out);
+    if (f->is_repeated() && closed_enum) {
+      const std::string is_valid =
+          ", [](int e) { return " + ValidityCheck(f->enum_type(), "e") + "; }";
+      WritePacked(f, vars, "ParsePackedClosedEnum", out, is_valid);
+    } else if (f->is_repeated()) {
+      WritePacked(f, vars, kind.packed, out);
+    }
+  }
+
+  // The C++ test that the int `value` is a number of the closed enum `e`: a range test when its
+  // numbers are contiguous (no call), else its generated _IsValid.
+  static std::string ValidityCheck(const EnumDescriptor* e, const std::string& value) {
+    std::set<int> numbers;
+    for (int i = 0; i < e->value_count(); ++i) numbers.insert(e->value(i)->number());
+    const int64_t lo = *numbers.begin();
+    const int64_t hi = *numbers.rbegin();
+    if (hi - lo + 1 == static_cast<int64_t>(numbers.size())) {
+      return "EnumInRange(" + value + ", " + std::to_string(lo) + ", " + std::to_string(hi) + ")";
+    }
+    return cpp::QualifiedClassName(e) + "_IsValid(" + value + ")";
   }
 
   // The packed encoding of a repeated scalar (accepted whatever the field's `packed` option says,
   // as upstream does).
-  static void WritePacked(const FieldDescriptor* f, Vars vars, const char* parser, Printer* out) {
+  static void WritePacked(const FieldDescriptor* f, Vars vars, const char* parser, Printer* out,
+                          const std::string& extra_arguments = "") {
     vars["tag"] = std::to_string(Tag(f, 2));
     vars["parser"] = parser;
-    out->Print(
-        vars,
-        "case $tag$: {  // $decl$, packed\n"
-        "  const char* payload_end;\n"
-        "  const char* payload = ReadLength(p, end, &payload_end);\n"
-        "  if (payload == nullptr || !$parser$(payload, payload_end, msg->mutable_$field$())) "
-        "break;\n"
-        "  p = payload_end;\n"
-        "  continue;\n"
-        "}\n");
+    vars["extra"] = extra_arguments;
+    out->Print(vars,
+               "case $tag$: {  // $decl$, packed\n"
+               "  const char* payload_end;\n"
+               "  const char* payload = ReadLength(p, end, &payload_end);\n"
+               "  if (payload == nullptr || !$parser$(payload, payload_end, "
+               "msg->mutable_$field$()$extra$)) "
+               "break;\n"
+               "  p = payload_end;\n"
+               "  continue;\n"
+               "}\n");
   }
 
   // "repeated sint64 refs = 8", for the comments.

@@ -133,10 +133,33 @@ bool ParsePackedUInt64(const char* p, const char* end,
 bool ParsePackedSInt32(const char* p, const char* end, google::protobuf::RepeatedField<int32_t>* f);
 bool ParsePackedSInt64(const char* p, const char* end, google::protobuf::RepeatedField<int64_t>* f);
 bool ParsePackedBool(const char* p, const char* end, google::protobuf::RepeatedField<bool>* f);
-// Open enums (closed ones are delegated: their unknown values belong in the unknown fields).
+// Open enums: every value is kept.
 inline bool ParsePackedEnum(const char* p, const char* end,
                             google::protobuf::RepeatedField<int>* f) {
   return ParsePackedInt32(p, end, f);
+}
+
+// Whether `v` is in [lo, hi]: a closed enum whose numbers are contiguous knows its values.
+inline bool EnumInRange(int v, int lo, int hi) {
+  return static_cast<uint32_t>(v) - static_cast<uint32_t>(lo) <=
+         static_cast<uint32_t>(hi) - static_cast<uint32_t>(lo);
+}
+
+// Closed enums: the values are appended if `is_valid` (int -> bool) accepts each of them. If one
+// is not a value of the enum, the field is left as it was and false is returned: the caller
+// delegates it, and upstream appends the known values and keeps the others as unknown fields.
+template <typename IsValid>
+inline bool ParsePackedClosedEnum(const char* p, const char* end,
+                                  google::protobuf::RepeatedField<int>* f, IsValid is_valid) {
+  const int old = f->size();
+  if (!ParsePackedInt32(p, end, f)) return false;
+  for (int i = old; i < f->size(); ++i) {
+    if (ABSL_PREDICT_FALSE(!is_valid(f->Get(i)))) {
+      f->Truncate(old);
+      return false;
+    }
+  }
+  return true;
 }
 
 // fixed32, fixed64, sfixed32, sfixed64, float, double: one bulk copy.
