@@ -19,6 +19,7 @@
 #include "pbaccel/field_reader.h"
 #include "pbaccel/internal/generated_registry.h"
 #include "pbaccel/internal/kernel_registry.h"
+#include "pbaccel/internal/top_level_fields.h"
 #include "pbaccel/internal/upstream_merge.h"
 #include "pbaccel/internal/wire_walker.h"
 #include "pbaccel/packed_varint.h"
@@ -271,31 +272,55 @@ const char* Delegate(const char* field, const char* end, MessageLite* msg, Conte
   // Malformed here: upstream takes the rest and decides, as a whole parse would.
   const char* const stop = next != nullptr ? next : end;
   if (internal::MergeWithUpstream(field, stop, msg, budget)) return stop;
-  const size_t offset = static_cast<size_t>(field - ctx->origin());
+  ctx->Fail(Context::Failure::kRejected, msg, f.number, field,
+            static_cast<uint8_t>(next == nullptr ? error : internal::WireError::kNone));
+  return nullptr;
+}
+
+const char* NestedTooDeep(const char* field, uint32_t number, const MessageLite& msg,
+                          Context* ctx) {
+  ctx->Fail(Context::Failure::kNestedTooDeep, &msg, number, field);
+  return nullptr;
+}
+
+absl::Status Context::FailureStatus() const {
+  if (failure_ == Failure::kNone) return absl::OkStatus();
+  const auto error = static_cast<internal::WireError>(wire_error_);
   std::string what;
-  if (next == nullptr && error != internal::WireError::kNone) {
+  if (failure_ == Failure::kNestedTooDeep) {
+    what = absl::StrCat(FieldLabel(*msg_, number_), " nested deeper than ",
+                        internal::DefaultRecursionBudget(), " levels (protobuf's recursion limit)");
+  } else if (error != internal::WireError::kNone) {
     what = absl::StrCat(
         internal::WireErrorText(error),
-        internal::IsTagError(error) ? "" : absl::StrCat(" in ", FieldLabel(*msg, f.number)));
+        internal::IsTagError(error) ? "" : absl::StrCat(" in ", FieldLabel(*msg_, number_)));
   } else {
-    what = absl::StrCat(FieldLabel(*msg, f.number), " rejected by protobuf's parser");
+    what = absl::StrCat(FieldLabel(*msg_, number_), " rejected by protobuf's parser");
   }
-  ctx->status() = absl::InvalidArgumentError(
-      absl::StrCat("malformed ", msg->GetTypeName(), ": ", what, " at byte offset ", offset));
-  return nullptr;
+  return absl::InvalidArgumentError(absl::StrCat("malformed ", msg_->GetTypeName(), ": ", what,
+                                                 " at byte offset ", at_ - origin_));
 }
 
 // --- Entry point ---------------------------------------------------------------------------------
 
 absl::Status Run(absl::string_view bytes, MessageLite* msg, Mode mode, MergeFn merge) {
-  if (bytes.size() > static_cast<size_t>(INT_MAX)) {
-    return absl::InvalidArgumentError("message larger than 2 GiB: protobuf cannot parse it");
-  }
   if (mode == Mode::kParse || mode == Mode::kParsePartial) msg->Clear();
   Context ctx(bytes.data());
-  if (merge(bytes.data(), bytes.data() + bytes.size(), msg, &ctx,
-            internal::DefaultRecursionBudget()) == nullptr) {
-    return ctx.status();
+  const char* p = bytes.data();
+  const char* const end = p + bytes.size();
+  // One piece, unless the input is over 2 GiB (upstream's ParseFromString takes those; hand-overs
+  // to upstream take at most 2 GiB): then pieces of at most 1 GiB, cut between top-level fields
+  // (top_level_fields.h).
+  while (p < end) {
+    const char* stop = end;
+    if (end - p > INT_MAX) {
+      const internal::FieldsPrefix prefix = internal::WholeTopLevelFields(p, end, size_t{1} << 30);
+      if (prefix.bytes != 0) stop = p + prefix.bytes;
+    }
+    if (merge(p, stop, msg, &ctx, internal::DefaultRecursionBudget()) == nullptr) {
+      return ctx.FailureStatus();
+    }
+    p = stop;
   }
   if ((mode == Mode::kParse || mode == Mode::kMerge) && !msg->IsInitialized()) {
     return absl::InvalidArgumentError(absl::StrCat(

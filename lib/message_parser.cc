@@ -6,8 +6,11 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/reflection.h"
@@ -15,6 +18,7 @@
 #include "pbaccel/generated_parser.h"
 #include "pbaccel/internal/generated_registry.h"
 #include "pbaccel/internal/message_plan.h"
+#include "pbaccel/internal/top_level_fields.h"
 #include "pbaccel/internal/upstream_merge.h"
 #include "pbaccel/internal/wire_walker.h"
 #include "pbaccel/packed_varint.h"
@@ -50,44 +54,77 @@ class Parser {
   explicit Parser(const char* origin) : origin_(origin) {}
 
   // Merges [p, end) into msg, whose plan is `plan`, with `budget` levels of nesting left.
+  //
+  // Iterative: entering a submessage pushes the enclosing message's state on a heap stack (at
+  // most the recursion budget deep), so nesting costs no machine stack here; only upstream's own
+  // parser recurses, on what it is handed.
   absl::Status Merge(const char* p, const char* end, Message* msg, const MessagePlan& plan,
                      int budget) {
     // Nothing to accelerate in this type: one upstream call, no walk.
     if (!plan.accelerates) return Upstream(p, end, msg, budget);
+    struct Level {
+      const char* end;
+      Message* msg;
+      const MessagePlan* plan;
+    };
+    std::vector<Level> enclosing;
+    const MessagePlan* current = &plan;
     const char* run = p;  // Start of the fields not yet handed over.
     internal::WireField field;
     internal::WireError error;
-    while (p < end) {
-      p = internal::ReadField(p, end, &field, &error);
-      if (p == nullptr) break;  // Malformed: upstream decides, and names it.
-      if (field.wire_type == WireType::kStartGroup) {
-        // The field reader's group skipping (nested groups, matching end tags); anything it
-        // rejects is left to upstream with the rest.
-        const absl::StatusOr<size_t> n =
-            SkipField(absl::string_view(p, static_cast<size_t>(end - p)), (field.number << 3) | 3);
-        p = n.ok() ? p + *n : nullptr;
-      } else if (field.wire_type == WireType::kEndGroup) {
-        p = nullptr;  // End-group outside a group: upstream rejects.
-      } else if (field.wire_type == WireType::kLengthDelimited) {
-        const FieldAction* action = plan.Find(field.number);
-        if (action == nullptr || action->kind == FieldAction::kUpstream ||
-            !Worthwhile(*action, field.varint, budget)) {
-          continue;
-        }
-        // Hand over the fields before this one, then take this one.
-        if (run < field.tag) {
-          absl::Status s = Upstream(run, field.tag, msg, budget);
+    while (true) {
+      while (p != nullptr && p < end) {
+        p = internal::ReadField(p, end, &field, &error);
+        if (p == nullptr) break;  // Malformed: upstream decides, and names it.
+        if (field.wire_type == WireType::kStartGroup) {
+          // The field reader's group skipping (nested groups, matching end tags); anything it
+          // rejects is left to upstream with the rest.
+          const absl::StatusOr<size_t> n = SkipField(
+              absl::string_view(p, static_cast<size_t>(end - p)), (field.number << 3) | 3);
+          p = n.ok() ? p + *n : nullptr;
+        } else if (field.wire_type == WireType::kEndGroup) {
+          p = nullptr;  // End-group outside a group: upstream rejects.
+        } else if (field.wire_type == WireType::kLengthDelimited) {
+          const FieldAction* action = current->Find(field.number);
+          if (action == nullptr || action->kind == FieldAction::kUpstream ||
+              !Worthwhile(*action, field.varint, budget)) {
+            continue;
+          }
+          // Hand over the fields before this one, then take this one.
+          if (run < field.tag) {
+            absl::Status s = Upstream(run, field.tag, msg, budget);
+            if (!s.ok()) return s;
+          }
+          if (action->kind == FieldAction::kMessage) {  // Enter the submessage.
+            enclosing.push_back({end, msg, current});
+            msg = MutableSubmessage(*action, msg);
+            current = action->child;
+            --budget;
+            run = field.payload;
+            end = p;
+            p = field.payload;
+            continue;
+          }
+          absl::Status s = TakeScalar(*action, field.payload, p, msg);
           if (!s.ok()) return s;
+          run = p;
         }
-        absl::Status s = Take(*action, field.payload, p, msg, budget);
-        if (!s.ok()) return s;
-        run = p;
       }
-      if (p == nullptr) break;
+      // The rest, malformed or not, goes to upstream, which accepts or rejects it as a whole
+      // parse would.
+      if (run < end) {
+        absl::Status s = Upstream(run, end, msg, budget);
+        if (!s.ok()) return s;
+      }
+      if (enclosing.empty()) return absl::OkStatus();
+      // Back in the enclosing message, after the submessage's record.
+      p = run = end;
+      end = enclosing.back().end;
+      msg = enclosing.back().msg;
+      current = enclosing.back().plan;
+      ++budget;
+      enclosing.pop_back();
     }
-    // The rest, malformed or not, goes to upstream, which accepts or rejects it as a whole parse
-    // would.
-    return run < end ? Upstream(run, end, msg, budget) : absl::OkStatus();
   }
 
  private:
@@ -105,20 +142,22 @@ class Parser {
     return false;
   }
 
-  absl::Status Take(const FieldAction& a, const char* p, const char* end, Message* msg,
-                    int budget) {
+  // The submessage a kMessage field's record merges into.
+  ABSL_ATTRIBUTE_NOINLINE static Message* MutableSubmessage(const FieldAction& a, Message* msg) {
+    const Reflection* r = msg->GetReflection();
+    return a.field->is_repeated() ? r->AddMessage(msg, a.field) : r->MutableMessage(msg, a.field);
+  }
+
+  // A packed field's payload [p, end).
+  ABSL_ATTRIBUTE_NOINLINE absl::Status TakeScalar(const FieldAction& a, const char* p,
+                                                  const char* end, Message* msg) {
     const Reflection* r = msg->GetReflection();
     switch (a.kind) {
       case FieldAction::kPackedVarint:
         return Packed(a, absl::string_view(p, static_cast<size_t>(end - p)), msg, r);
       case FieldAction::kPackedFixed:
         return a.fixed_size == 4 ? Fixed<4>(a, p, end, msg, r) : Fixed<8>(a, p, end, msg, r);
-      case FieldAction::kMessage: {
-        Message* sub =
-            a.field->is_repeated() ? r->AddMessage(msg, a.field) : r->MutableMessage(msg, a.field);
-        return Merge(p, end, sub, *a.child, budget - 1);
-      }
-      case FieldAction::kUpstream: break;
+      default: break;
     }
     return absl::InternalError("pbaccel: unexpected field action");
   }
@@ -194,7 +233,8 @@ class Parser {
   }
 
   // Upstream protobuf parses [p, end) into msg, with `budget` nesting levels.
-  absl::Status Upstream(const char* p, const char* end, Message* msg, int budget) {
+  ABSL_ATTRIBUTE_NOINLINE absl::Status Upstream(const char* p, const char* end, Message* msg,
+                                                int budget) {
     if (internal::MergeWithUpstream(p, end, msg, budget)) return absl::OkStatus();
     return absl::InvalidArgumentError(
         absl::StrCat("malformed ", msg->GetDescriptor()->full_name(),
@@ -213,8 +253,8 @@ absl::Status MissingRequired(const Message& msg) {
 
 // `clear`: start from an empty message (Parse*) instead of merging (Merge*). `use_generated`: a
 // linked generated parser for msg's type takes the whole parse.
-absl::Status ParseImpl(absl::string_view bytes, Message* msg, bool clear, bool check_required,
-                       bool use_generated = true) {
+absl::Status ParseWhole(absl::string_view bytes, Message* msg, bool clear, bool check_required,
+                        bool use_generated) {
   if (use_generated) {
     if (const gen::MergeFn merge = gen::FindGeneratedParser(*msg)) {
       const gen::Mode mode = clear
@@ -223,12 +263,17 @@ absl::Status ParseImpl(absl::string_view bytes, Message* msg, bool clear, bool c
       return gen::Run(bytes, msg, mode, merge);
     }
   }
-  if (bytes.size() > static_cast<size_t>(INT_MAX)) {
-    return absl::InvalidArgumentError("message larger than 2 GiB: protobuf cannot parse it");
-  }
   // Small messages skip even the plan lookup.
-  const MessagePlan* plan =
-      bytes.size() < kSmallMessageBytes ? nullptr : &internal::PlanFor(msg->GetDescriptor());
+  const MessagePlan* plan = nullptr;
+  std::optional<internal::PlanCache> plans_for_this_parse;  // A type outside the generated pool.
+  if (bytes.size() >= kSmallMessageBytes) {
+    const google::protobuf::Descriptor* d = msg->GetDescriptor();
+    if (internal::InGeneratedPool(d)) {
+      plan = &internal::PlanFor(d);
+    } else {
+      plan = &plans_for_this_parse.emplace().Get(d);
+    }
+  }
   if (plan == nullptr || !plan->accelerates) {
     // Nothing for the kernels: exactly upstream's ParseFromString (or its variant), one call.
     using ML = google::protobuf::MessageLite;
@@ -259,14 +304,120 @@ absl::Status ParseImpl(absl::string_view bytes, Message* msg, bool clear, bool c
   return s;
 }
 
-// The bytes of a ZeroCopyInputStream, in one buffer.
-std::string ReadAll(google::protobuf::io::ZeroCopyInputStream* input) {
-  std::string out;
-  const void* data;
-  int size;
-  while (input->Next(&data, &size))
-    out.append(static_cast<const char*>(data), static_cast<size_t>(size));
-  return out;
+// Adds where a piece of a longer input started to an error about that piece.
+absl::Status InPiece(const absl::Status& s, size_t piece_offset) {
+  if (s.ok() || piece_offset == 0) return s;
+  return absl::Status(
+      s.code(), absl::StrCat(s.message(), " (byte offsets from the start of the part", " at byte ",
+                             piece_offset, " of the input)"));
+}
+
+// Inputs over 2 GiB (which upstream's ParseFromString takes, and which neither the field walk nor
+// upstream's bounded readers take whole): merged a piece of at most 1 GiB at a time, cut between
+// top-level fields (top_level_fields.h), with the required-field check at the end.
+absl::Status ParseImpl(absl::string_view bytes, Message* msg, bool clear, bool check_required,
+                       bool use_generated = true) {
+  if (bytes.size() <= static_cast<size_t>(INT_MAX)) {
+    return ParseWhole(bytes, msg, clear, check_required, use_generated);
+  }
+  constexpr size_t kPieceBytes = size_t{1} << 30;
+  if (clear) msg->Clear();
+  const char* p = bytes.data();
+  const char* const end = p + bytes.size();
+  while (p < end) {
+    const internal::FieldsPrefix prefix = internal::WholeTopLevelFields(p, end, kPieceBytes);
+    // No whole field: the input ends inside one, and the parser rejects it.
+    const size_t n = prefix.bytes != 0 ? prefix.bytes : static_cast<size_t>(end - p);
+    absl::Status s = ParseWhole(absl::string_view(p, n), msg, /*clear=*/false,
+                                /*check_required=*/false, use_generated);
+    if (!s.ok()) return InPiece(s, static_cast<size_t>(p - bytes.data()));
+    p += n;
+  }
+  return check_required && !msg->IsInitialized() ? MissingRequired(*msg) : absl::OkStatus();
+}
+
+// Streams and fragmented Cords: read into a buffer of about kStreamBufferBytes, whose whole
+// top-level fields are merged and dropped before more is read. A field longer than the buffer
+// grows it until the field is whole (upstream holds such a field's contents too). Next() returning
+// false ends the input, as for upstream (a ZeroCopyInputStream cannot tell an error from the end).
+// More than 2 GiB in all is rejected, as upstream's stream parser rejects it.
+constexpr size_t kStreamBufferBytes = 256 << 10;
+
+template <typename NextChunk>  // bool(absl::string_view* chunk): false at the end.
+absl::Status ParseChunks(NextChunk next_chunk, Message* msg, bool check_required) {
+  msg->Clear();
+  std::string buffer;
+  size_t consumed = 0;  // Bytes of the input merged (and dropped from the buffer) so far.
+  bool at_end = false;
+  size_t want = kStreamBufferBytes;  // Read until the buffer holds this much.
+  while (true) {
+    absl::string_view chunk;
+    while (!at_end && buffer.size() < want) {
+      if (!next_chunk(&chunk)) {
+        at_end = true;
+      } else {
+        buffer.append(chunk.data(), chunk.size());
+        if (consumed + buffer.size() > static_cast<size_t>(INT_MAX)) {
+          return absl::InvalidArgumentError(
+              "message larger than 2 GiB: protobuf's stream parser rejects it");
+        }
+      }
+    }
+    // All the rest is here: parse it whole, no walk to find a cut (most inputs end within their
+    // first buffer). Else up to the last whole top-level field within the buffer.
+    size_t n = at_end ? buffer.size()
+                      : internal::WholeTopLevelFields(buffer.data(), buffer.data() + buffer.size(),
+                                                      kStreamBufferBytes)
+                            .bytes;
+    if (n == 0 && !buffer.empty()) {
+      if (!at_end) {  // One field longer than the buffer: read on until it is whole.
+        want = buffer.size() + kStreamBufferBytes;
+        continue;
+      }
+      n = buffer.size();  // The input ends inside a field: the parser rejects it.
+    }
+    if (n != 0) {
+      absl::Status s = ParseWhole(absl::string_view(buffer.data(), n), msg, /*clear=*/false,
+                                  /*check_required=*/false, /*use_generated=*/true);
+      if (!s.ok()) return InPiece(s, consumed);
+      buffer.erase(0, n);
+      consumed += n;
+    }
+    want = kStreamBufferBytes;
+    if (at_end && buffer.empty()) break;
+  }
+  return check_required && !msg->IsInitialized() ? MissingRequired(*msg) : absl::OkStatus();
+}
+
+absl::Status ParseStream(google::protobuf::io::ZeroCopyInputStream* input, Message* msg,
+                         bool check_required) {
+  return ParseChunks(
+      [input](absl::string_view* chunk) {
+        const void* data;
+        int size;
+        do {
+          if (!input->Next(&data, &size)) return false;
+        } while (size == 0);
+        *chunk = absl::string_view(static_cast<const char*>(data), static_cast<size_t>(size));
+        return true;
+      },
+      msg, check_required);
+}
+
+absl::Status ParseCord(const absl::Cord& bytes, Message* msg, bool check_required) {
+  if (auto flat = bytes.TryFlat()) {
+    return ParseImpl(*flat, msg, /*clear=*/true, check_required);
+  }
+  absl::Cord::ChunkIterator it = bytes.chunk_begin();
+  const absl::Cord::ChunkIterator end = bytes.chunk_end();
+  return ParseChunks(
+      [&it, &end](absl::string_view* chunk) {
+        if (it == end) return false;
+        *chunk = *it;
+        ++it;
+        return true;
+      },
+      msg, check_required);
 }
 
 }  // namespace
@@ -298,21 +449,19 @@ absl::Status ParsePartialMessageByReflection(absl::string_view bytes, Message* m
 bool HasGeneratedParser(const Message& msg) { return gen::FindGeneratedParser(msg) != nullptr; }
 
 absl::Status ParseMessage(const absl::Cord& bytes, Message* msg) {
-  if (auto flat = bytes.TryFlat()) return ParseMessage(*flat, msg);
-  return ParseMessage(std::string(bytes), msg);
+  return ParseCord(bytes, msg, /*check_required=*/true);
 }
 
 absl::Status ParsePartialMessage(const absl::Cord& bytes, Message* msg) {
-  if (auto flat = bytes.TryFlat()) return ParsePartialMessage(*flat, msg);
-  return ParsePartialMessage(std::string(bytes), msg);
+  return ParseCord(bytes, msg, /*check_required=*/false);
 }
 
 absl::Status ParseMessage(google::protobuf::io::ZeroCopyInputStream* input, Message* msg) {
-  return ParseMessage(ReadAll(input), msg);
+  return ParseStream(input, msg, /*check_required=*/true);
 }
 
 absl::Status ParsePartialMessage(google::protobuf::io::ZeroCopyInputStream* input, Message* msg) {
-  return ParsePartialMessage(ReadAll(input), msg);
+  return ParseStream(input, msg, /*check_required=*/false);
 }
 
 }  // namespace pbaccel

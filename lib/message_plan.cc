@@ -92,8 +92,9 @@ bool IsRecursableMessageField(const FieldDescriptor* field) {
   return field->type() == FieldDescriptor::TYPE_MESSAGE && !field->is_map();
 }
 
-class PlanCache {
- public:
+}  // namespace
+
+struct PlanCache::State {
   const MessagePlan& Get(const Descriptor* d) {
     {
       absl::ReaderMutexLock lock(&mu_);
@@ -105,7 +106,6 @@ class PlanCache {
     return *plans_.at(d);
   }
 
- private:
   // Builds plans for `root` and every type reachable from it that has none yet. REQUIRES: mu_
   // held exclusively.
   void Build(const Descriptor* root) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
@@ -183,7 +183,14 @@ class PlanCache {
   absl::flat_hash_map<const Descriptor*, std::unique_ptr<MessagePlan>> plans_ ABSL_GUARDED_BY(mu_);
 };
 
-}  // namespace
+PlanCache::PlanCache() : state_(std::make_unique<State>()) {}
+PlanCache::~PlanCache() = default;
+
+const MessagePlan& PlanCache::Get(const Descriptor* descriptor) { return state_->Get(descriptor); }
+
+bool InGeneratedPool(const Descriptor* descriptor) {
+  return descriptor->file()->pool() == google::protobuf::DescriptorPool::generated_pool();
+}
 
 const MessagePlan& PlanFor(const Descriptor* descriptor) {
   static PlanCache* const cache = new PlanCache();

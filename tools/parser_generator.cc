@@ -153,13 +153,15 @@ class MessageWriter {
       case FieldDescriptor::CPPTYPE_MESSAGE: {
         if (generated_.count(f->message_type()) == 0) return;
         vars["tag"] = std::to_string(Tag(f, 2));
+        vars["number"] = std::to_string(f->number());
         vars["sub"] =
             f->is_repeated() ? "add_" + cpp::FieldName(f) : "mutable_" + cpp::FieldName(f);
         out->Print(vars,
                    "case $tag$: {  // $decl$\n"
                    "  const char* payload_end;\n"
                    "  const char* payload = ReadLength(p, end, &payload_end);\n"
-                   "  if (payload == nullptr || !CanNest(budget)) break;\n"
+                   "  if (payload == nullptr) break;\n"
+                   "  if (!CanNest(budget)) return NestedTooDeep(field, $number$, *msg, ctx);\n"
                    "  if (MergeFields(payload, payload_end, msg->$sub$(), ctx, budget - 1) == "
                    "nullptr) {\n"
                    "    return nullptr;\n"

@@ -9,7 +9,7 @@
 //                                         pbaccel::gen::Context* ctx, int budget);
 //
 // which merges the fields in [p, end) into `msg` through T's generated accessors, with `budget`
-// levels of nesting left, and returns `end`, or nullptr after an error (ctx->status() says which).
+// levels of nesting left, and returns `end`, or nullptr after an error (recorded in ctx).
 // It switches on each field's tag; every field it knows (scalars, strings, packed and unpacked
 // repeated fields, submessages with a generated parser of their own) it parses inline with the
 // helpers below. Everything else - unknown fields, extensions, groups, maps, a closed enum's
@@ -36,16 +36,39 @@
 namespace pbaccel {
 namespace gen {
 
-// Per-parse state: where the input starts (for byte offsets in errors) and the first error.
+// Per-parse state: where the input starts (for byte offsets in errors) and why the parse failed.
+// A failure is recorded as facts (which field of which message, where, what) and put into words
+// by Run() once the walk has unwound: naming a field looks up descriptors, which may build them
+// on first use and take kilobytes of stack, and the failure may be at the deepest nesting level.
 class Context {
  public:
+  enum class Failure : uint8_t {
+    kNone,
+    kRejected,      // Upstream rejected the field (wire_error: what the walk found there, if any).
+    kNestedTooDeep  // A submessage past the recursion limit.
+  };
+
   explicit Context(const char* origin) : origin_(origin) {}
   const char* origin() const { return origin_; }
-  absl::Status& status() { return status_; }
+
+  void Fail(Failure failure, const google::protobuf::MessageLite* msg, uint32_t number,
+            const char* at, uint8_t wire_error = 0) {
+    failure_ = failure;
+    msg_ = msg;
+    number_ = number;
+    at_ = at;
+    wire_error_ = wire_error;
+  }
+  // The error for the recorded failure (OK if none).
+  absl::Status FailureStatus() const;
 
  private:
   const char* origin_;
-  absl::Status status_;
+  Failure failure_ = Failure::kNone;
+  uint8_t wire_error_ = 0;
+  uint32_t number_ = 0;
+  const google::protobuf::MessageLite* msg_ = nullptr;
+  const char* at_ = nullptr;
 };
 
 // A generated parser, type-erased: MergeFields for the concrete type behind `msg`.
@@ -181,13 +204,18 @@ inline bool ParsePackedFixed(const char* p, const char* end,
 // Hands the field whose tag starts at `field` to upstream protobuf's parser, merging it into
 // `msg` with `budget` nesting levels. A malformed field (or an end-group tag) takes the rest of
 // [field, end) with it, so upstream accepts or rejects exactly as a whole parse would. Returns the
-// byte after what was handed over, or nullptr with ctx->status() set (naming the message type,
+// byte after what was handed over, or nullptr with the failure recorded in ctx (the message type,
 // the field and the byte offset).
 const char* Delegate(const char* field, const char* end, google::protobuf::MessageLite* msg,
                      Context* ctx, int budget);
 
-// A submessage that would exceed the nesting budget: upstream reports it.
+// Whether a submessage may be entered with `budget` nesting levels left. If not, the whole parse
+// fails, as upstream's does past its recursion limit: NestedTooDeep records that in ctx (the
+// field `number` of `msg`, its tag at `field`) and returns nullptr, without the stack a hand-over
+// to upstream would take on top of the deepest level.
 inline bool CanNest(int budget) { return budget > 0; }
+const char* NestedTooDeep(const char* field, uint32_t number,
+                          const google::protobuf::MessageLite& msg, Context* ctx);
 
 // --- Entry points --------------------------------------------------------------------------------
 

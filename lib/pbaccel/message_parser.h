@@ -29,10 +29,16 @@
 // too: nothing to win on them. A message type with nothing to accelerate is parsed by upstream in
 // one call.
 //
-// The per-Descriptor parse plan is built on first use and cached (thread-safe). Concurrent calls on
-// different messages are safe. Recursion is limited like upstream's (default 100 nested messages
-// or groups). Allocation is bounded by the input: a packed field reserves exactly its element
-// count, never more than its byte length.
+// The per-Descriptor parse plan is built on first use and cached for the life of the process
+// (thread-safe) for types of the generated pool; a type of any other pool (a DynamicMessage of a
+// pool the program builds, and may destroy and rebuild, perhaps at the same addresses) gets its
+// plans built afresh for each parse of kSmallMessageBytes or more, so a plan can never outlive or
+// mistake its descriptor. Concurrent calls on different messages are safe. Recursion is limited
+// like upstream's (default 100 nested messages or groups); the walk is iterative, so nesting costs
+// no more stack than upstream's own parser uses. Allocation is bounded by the input: a packed field
+// reserves exactly its element count, never more than its byte length. Inputs over 2 GiB (which
+// upstream's ParseFromString accepts) are parsed in pieces of at most 1 GiB cut between top-level
+// fields, which gives the same message.
 //
 // Errors (absl::Status, kInvalidArgument): malformed input, naming the field and the byte offset
 // where upstream or the kernel rejected it; for ParseMessage/MergeMessage also missing proto2
@@ -81,10 +87,14 @@ absl::Status ParsePartialMessageByReflection(absl::string_view bytes,
 // pbaccel_cc_parser library is linked and msg is that generated class, not a DynamicMessage).
 bool HasGeneratedParser(const google::protobuf::Message& msg);
 
-// Non-contiguous input. These flatten the input into one contiguous buffer first (a Cord that is
-// already flat is used in place, with no copy; otherwise one copy), then parse as above: the field
-// walker and the kernels need the whole message in one piece, and one memcpy costs far less than
-// decoding across chunk boundaries would.
+// Non-contiguous input. A Cord that is already flat is parsed in place. Otherwise the input is
+// read into a buffer of about 256 KiB whose whole top-level fields are merged into `msg` and
+// dropped before more is read (merging a message's fields in pieces gives the same message), so
+// memory stays at that buffer plus the message, however long the input: a top-level field longer
+// than the buffer (a large submessage or string) is held whole, as upstream holds it. The stream's
+// end (Next() returning false, which is also how a stream reports an error) ends the input, as for
+// upstream; more than 2 GiB in all is rejected, as upstream's stream parser rejects it. Error byte
+// offsets count from the start of the piece named in the message.
 absl::Status ParseMessage(const absl::Cord& bytes, google::protobuf::Message* msg);
 absl::Status ParsePartialMessage(const absl::Cord& bytes, google::protobuf::Message* msg);
 absl::Status ParseMessage(google::protobuf::io::ZeroCopyInputStream* input,

@@ -1,12 +1,13 @@
 // Copyright 2026 The pbaccel Authors.
 //
 // message_plan.h: what the message parser does with each field number of a message type, computed
-// once per Descriptor and cached.
+// once per Descriptor and cached (for the life of the process only for generated types).
 
 #ifndef PBACCEL_INTERNAL_MESSAGE_PLAN_H_
 #define PBACCEL_INTERNAL_MESSAGE_PLAN_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -49,8 +50,31 @@ struct MessagePlan {
   }
 };
 
-// The plan for `descriptor` and every type reachable from it, built on first use. Thread-safe;
-// plans live for the life of the process (like descriptors of generated types).
+// Plans for `descriptor` and every type reachable from it, built on first use. Thread-safe. A
+// plan points into its descriptors: the cache must not outlive them.
+class PlanCache {
+ public:
+  PlanCache();
+  ~PlanCache();
+  PlanCache(const PlanCache&) = delete;
+  PlanCache& operator=(const PlanCache&) = delete;
+
+  const MessagePlan& Get(const google::protobuf::Descriptor* descriptor);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// Whether `descriptor` belongs to the generated pool (DescriptorPool::generated_pool()), whose
+// descriptors live for the life of the process.
+bool InGeneratedPool(const google::protobuf::Descriptor* descriptor);
+
+// The plan for a type of the generated pool, from a cache that lives for the life of the process.
+// REQUIRES: InGeneratedPool(descriptor). Types of other pools (DynamicMessage) must not be cached
+// for the process: a pool can be destroyed and a new descriptor built at the same address, which
+// such a cache would mistake for the old one (wrong values, or protobuf aborting); the message
+// parser gives them a PlanCache that lives for one parse.
 const MessagePlan& PlanFor(const google::protobuf::Descriptor* descriptor);
 
 }  // namespace internal

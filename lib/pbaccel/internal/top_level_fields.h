@@ -1,0 +1,36 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// top_level_fields.h: where a serialized message may be cut between top-level fields.
+//
+// Merging a message's bytes in pieces cut between top-level fields gives exactly what merging
+// them whole gives: protobuf applies fields in order (repeated fields append, singular ones
+// overwrite, submessages merge), so parsing [a, c) equals parsing [a, b) then merging [b, c) when
+// b is a field boundary. That lets the parsers take streams, Cords and inputs over 2 GiB a piece at
+// a time, with a bounded buffer.
+
+#ifndef PBACCEL_INTERNAL_TOP_LEVEL_FIELDS_H_
+#define PBACCEL_INTERNAL_TOP_LEVEL_FIELDS_H_
+
+#include <cstddef>
+
+namespace pbaccel {
+namespace internal {
+
+struct FieldsPrefix {
+  size_t bytes = 0;        // Whole top-level fields from the start: a place to cut.
+  bool need_more = false;  // The data ends inside the field after them (a stream may complete it).
+};
+
+// The longest prefix of [p, end) made of whole top-level fields and at most `max` bytes long, or
+// the first field alone if it is longer than `max`. A field that is malformed whatever bytes follow
+// (a tag or varint too long, field number 0, wire type 6 or 7, a length of 2 GiB or more, an
+// end-group tag) is included with everything after it, so that the parser sees it and rejects it
+// as upstream would; a field cut short by `end` (or a group that does not close before it) is not
+// included, and need_more is set.
+// Reads: only bytes in [p, end).
+FieldsPrefix WholeTopLevelFields(const char* p, const char* end, size_t max);
+
+}  // namespace internal
+}  // namespace pbaccel
+
+#endif  // PBACCEL_INTERNAL_TOP_LEVEL_FIELDS_H_

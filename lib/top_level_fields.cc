@@ -1,0 +1,64 @@
+// Copyright 2026 The pbaccel Authors.
+
+#include "pbaccel/internal/top_level_fields.h"
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "pbaccel/field_reader.h"
+#include "pbaccel/internal/wire_walker.h"
+
+namespace pbaccel {
+namespace internal {
+namespace {
+
+// Whether the field at `field` failed with `error` only because the data ends too soon.
+bool CutShort(const WireField& field, WireError error, const char* end) {
+  switch (error) {
+    case WireError::kMalformedTag: return end - field.tag < 5;
+    case WireError::kMalformedVarint: return end - field.value < 10;
+    case WireError::kMalformedLength: return end - field.value < 5;
+    case WireError::kTruncatedFixed64:
+    case WireError::kTruncatedFixed32:
+    case WireError::kLengthPastEnd: return true;
+    default: return false;  // Field number 0, wire type 6 or 7: nothing after can mend them.
+  }
+}
+
+}  // namespace
+
+FieldsPrefix WholeTopLevelFields(const char* p, const char* end, size_t max) {
+  FieldsPrefix out;
+  const char* const begin = p;
+  while (p < end) {
+    WireField field;
+    WireError error = WireError::kNone;
+    const char* next = ReadField(p, end, &field, &error);
+    if (next == nullptr) {
+      out.need_more = CutShort(field, error, end);
+      if (!out.need_more) out.bytes = static_cast<size_t>(end - begin);  // The parser rejects it.
+      return out;
+    }
+    if (field.wire_type == WireType::kEndGroup) {
+      out.bytes = static_cast<size_t>(end - begin);  // Outside a group: the parser rejects it.
+      return out;
+    }
+    if (field.wire_type == WireType::kStartGroup) {
+      // A group that does not close (or is malformed) before `end`: wait for more; at the end of
+      // the input the parser gets it and decides.
+      const absl::StatusOr<size_t> n = SkipField(
+          absl::string_view(next, static_cast<size_t>(end - next)), (field.number << 3) | 3);
+      if (!n.ok()) {
+        out.need_more = true;
+        return out;
+      }
+      next += *n;
+    }
+    if (static_cast<size_t>(next - begin) > max && p != begin) return out;
+    p = next;
+    out.bytes = static_cast<size_t>(p - begin);
+  }
+  return out;
+}
+
+}  // namespace internal
+}  // namespace pbaccel

@@ -1,0 +1,357 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// What a hostile or unusual user does to a parser, against upstream protobuf:
+//   * DescriptorPools destroyed and rebuilt with changed field types (new descriptors at the old
+//     addresses): every parse must still equal upstream's;
+//   * deep nesting: pbaccel's stack use must not exceed upstream's, and an input upstream rejects
+//     on a small-stack thread is rejected there too;
+//   * streams and fragmented Cords: the same message and decision as upstream, with a bounded
+//     buffer (a long stream whose message is tiny must not be held whole), on streams that fail
+//     part way too.
+// Inputs over 2 GiB are in two_gib_test.cc (manual: they take minutes and gigabytes).
+
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/cord.h"
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/descriptor.pb.h"
+#include "google/protobuf/dynamic_message.h"
+#include "google/protobuf/io/zero_copy_stream.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "gtest/gtest.h"
+#include "pbaccel/pbaccel.h"
+#include "pbaccel/testing/random_message.h"
+#include "pbaccel/testing/wire_builder.h"
+#include "proto/parser_test2.pb.h"
+#include "proto/parser_test2.pbaccel.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define PBACCEL_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PBACCEL_ASAN 1
+#endif
+#endif
+
+namespace pbaccel {
+namespace {
+
+using google::protobuf::DescriptorPool;
+using google::protobuf::DynamicMessageFactory;
+using google::protobuf::FieldDescriptorProto;
+using google::protobuf::FileDescriptorProto;
+using google::protobuf::Message;
+using google::protobuf::util::MessageDifferencer;
+
+std::string Varint(uint64_t v) {
+  std::string out;
+  testing::AppendVarint(v, &out);
+  return out;
+}
+
+// --- Stale plans ---------------------------------------------------------------------------------
+
+// proto3 `rebuilt.M { repeated <type> values = 1; string name = 2; }`.
+FileDescriptorProto SchemaWith(FieldDescriptorProto::Type type) {
+  FileDescriptorProto file;
+  file.set_name("rebuilt.proto");
+  file.set_package("rebuilt");
+  file.set_syntax("proto3");
+  auto* m = file.add_message_type();
+  m->set_name("M");
+  auto* values = m->add_field();
+  values->set_name("values");
+  values->set_number(1);
+  values->set_label(FieldDescriptorProto::LABEL_REPEATED);
+  values->set_type(type);
+  auto* name = m->add_field();
+  name->set_name("name");
+  name->set_number(2);
+  name->set_label(FieldDescriptorProto::LABEL_OPTIONAL);
+  name->set_type(FieldDescriptorProto::TYPE_STRING);
+  return file;
+}
+
+TEST(StalePlansTest, RebuiltPoolsWithChangedFieldTypesAgreeWithUpstream) {
+  // The probe of the report: field 1 with a 600-byte payload (values 1, 2, 3, ...), then "hello".
+  std::string payload;
+  for (int i = 0; i < 600; ++i) payload.push_back(static_cast<char>(1 + i % 127));
+  const std::string input = "\x0a" + Varint(payload.size()) + payload + "\x12\x05hello";
+  const FieldDescriptorProto::Type types[] = {
+      FieldDescriptorProto::TYPE_INT64,  FieldDescriptorProto::TYPE_SINT64,
+      FieldDescriptorProto::TYPE_UINT32, FieldDescriptorProto::TYPE_STRING,
+      FieldDescriptorProto::TYPE_BOOL,   FieldDescriptorProto::TYPE_SINT32};
+  for (int round = 0; round < 200; ++round) {
+    auto pool = std::make_unique<DescriptorPool>();
+    ASSERT_NE(pool->BuildFile(SchemaWith(types[round % 6])), nullptr);
+    auto factory = std::make_unique<DynamicMessageFactory>(pool.get());
+    const Message* prototype = factory->GetPrototype(pool->FindMessageTypeByName("rebuilt.M"));
+    std::unique_ptr<Message> ours(prototype->New());
+    std::unique_ptr<Message> theirs(prototype->New());
+    const bool upstream_ok = theirs->ParseFromString(input);
+    const absl::Status s = ParseMessage(input, ours.get());
+    ASSERT_EQ(s.ok(), upstream_ok) << "round " << round << ": " << s;
+    ASSERT_TRUE(MessageDifferencer::Equals(*ours, *theirs))
+        << "round " << round << ", field type " << types[round % 6] << ":\n"
+        << ours->DebugString() << "\nupstream:\n"
+        << theirs->DebugString();
+    ours.reset();
+    theirs.reset();
+    factory.reset();
+    pool.reset();
+  }
+}
+
+// --- Stack ---------------------------------------------------------------------------------------
+
+// `levels` nested Recursive messages, each with a 70-byte packed field (so that the reflection
+// walk takes every level itself rather than handing it to upstream).
+std::string Nested(int levels) {
+  std::string inner;
+  for (int i = 0; i < levels; ++i) {
+    test2::Recursive r;
+    for (int k = 0; k < 70; ++k) r.add_values(static_cast<uint32_t>(k));
+    std::string level = r.SerializeAsString();
+    if (i > 0) level += "\x0a" + Varint(inner.size()) + inner;
+    inner = std::move(level);
+  }
+  return inner;
+}
+
+void* RunFunction(void* fn) {
+  (*static_cast<std::function<void()>*>(fn))();
+  return nullptr;
+}
+
+// Bytes of stack `fn` used on a thread of its own: the stack is filled with a pattern first and
+// the deepest byte that changed is found after.
+size_t StackUsed(std::function<void()> fn) {
+  constexpr size_t kSize = 8 << 20;
+  std::vector<unsigned char> stack(kSize + 4096);
+  unsigned char* base = stack.data() + (4096 - reinterpret_cast<uintptr_t>(stack.data()) % 4096);
+  std::memset(base, 0xA5, kSize);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstack(&attr, base, kSize);
+  pthread_t thread;
+  EXPECT_EQ(pthread_create(&thread, &attr, RunFunction, &fn), 0);
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attr);
+  size_t untouched = 0;
+  while (untouched < kSize && base[untouched] == 0xA5) ++untouched;
+  return kSize - untouched;
+}
+
+// Whether `fn` returns on a thread with a `size`-byte stack (in a child process: running out of
+// stack kills it).
+bool ReturnsOnStack(size_t size, std::function<void()> fn) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, size);
+    pthread_t thread;
+    if (pthread_create(&thread, &attr, RunFunction, &fn) != 0) _exit(2);
+    pthread_join(thread, nullptr);
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+TEST(StackTest, NestingCostsNoMoreStackThanUpstream) {
+#ifdef PBACCEL_ASAN
+  GTEST_SKIP() << "AddressSanitizer moves and pads stack frames";
+#endif
+  test2::Recursive::descriptor();  // Built once, as in a program that has used the type.
+  // `levels` messages nest levels - 1 times: upstream's limit (100) accepts 101 and rejects more.
+  for (const int levels : {100, 101, 102, 5000}) {
+    const std::string input = Nested(levels);
+    bool upstream_ok = false, generated_ok = false, reflection_ok = false;
+    const size_t upstream = StackUsed([&] {
+      test2::Recursive r;
+      upstream_ok = r.ParseFromString(input);
+    });
+    const size_t generated = StackUsed([&] {
+      test2::Recursive r;
+      generated_ok = ParseMessage(input, &r).ok();
+    });
+    const size_t reflection = StackUsed([&] {
+      test2::Recursive r;
+      reflection_ok = ParseMessageByReflection(input, &r).ok();
+    });
+    EXPECT_EQ(upstream_ok, levels <= 101) << levels << " levels";
+    EXPECT_EQ(generated_ok, upstream_ok) << levels << " levels";
+    EXPECT_EQ(reflection_ok, upstream_ok) << levels << " levels";
+    EXPECT_LE(generated, upstream) << levels << " levels: generated parser";
+    EXPECT_LE(reflection, upstream) << levels << " levels: reflection walk";
+  }
+}
+
+TEST(StackTest, RejectsDeepNestingOnASmallStack) {
+#ifdef PBACCEL_ASAN
+  GTEST_SKIP() << "AddressSanitizer moves and pads stack frames";
+#endif
+  const std::string input = Nested(5000);
+  // Upstream needs about 20 KB here (x86-64, GCC 12 and clang 14, -O2).
+  constexpr size_t kStack = 48 << 10;
+  ASSERT_TRUE(ReturnsOnStack(kStack, [&] {
+    test2::Recursive r;
+    if (r.ParseFromString(input)) _exit(3);
+  }));
+  EXPECT_TRUE(ReturnsOnStack(kStack, [&] {
+    test2::Recursive r;
+    if (ParseMessage(input, &r).ok()) _exit(3);
+  }));
+  EXPECT_TRUE(ReturnsOnStack(kStack, [&] {
+    test2::Recursive r;
+    if (ParseMessageByReflection(input, &r).ok()) _exit(3);
+  }));
+}
+
+// --- Streams and Cords ---------------------------------------------------------------------------
+
+// A stream over `data` in chunks of random sizes (empty ones too), which fails (returns false, as
+// at the end) after `fail_after` bytes.
+class ChoppyStream : public google::protobuf::io::ZeroCopyInputStream {
+ public:
+  ChoppyStream(absl::string_view data, uint64_t seed, size_t fail_after = SIZE_MAX)
+      : data_(data.substr(0, std::min(data.size(), fail_after))), rng_(seed) {}
+  bool Next(const void** data, int* size) override {
+    if (pos_ >= data_.size()) return false;
+    const size_t n = std::min<size_t>(data_.size() - pos_, rng_() % 300);
+    *data = data_.data() + pos_;
+    *size = static_cast<int>(n);
+    pos_ += n;
+    return true;
+  }
+  void BackUp(int count) override { pos_ -= static_cast<size_t>(count); }
+  bool Skip(int count) override {
+    pos_ += static_cast<size_t>(count);
+    return pos_ <= data_.size();
+  }
+  int64_t ByteCount() const override { return static_cast<int64_t>(pos_); }
+
+ private:
+  absl::string_view data_;
+  std::mt19937_64 rng_;
+  size_t pos_ = 0;
+};
+
+// Random Everything messages (packed fields long enough for the kernels), valid, cut short,
+// corrupted, and failing part way, through chunked streams and Cords.
+TEST(StreamTest, ChunkedInputAgreesWithUpstream) {
+  std::mt19937_64 rng(24);
+  for (int i = 0; i < 150; ++i) {
+    test2::Everything msg;
+    testing::FillRandom(&msg, rng, testing::RandomMessageOptions());
+    std::string bytes = msg.SerializePartialAsString();
+    // Long inputs: several copies merged (beyond the 256 KiB buffer for some).
+    const int copies = 1 + static_cast<int>(rng() % 40);
+    std::string input;
+    for (int c = 0; c < copies; ++c) input += bytes;
+    if (i % 3 == 1 && !input.empty()) input.resize(rng() % input.size());
+    if (i % 3 == 2 && !input.empty()) input[rng() % input.size()] ^= static_cast<char>(0x80);
+    const size_t fail_after = i % 5 == 4 ? rng() % (input.size() + 1) : SIZE_MAX;
+
+    test2::Everything theirs;
+    ChoppyStream upstream_stream(input, i, fail_after);
+    const bool upstream_ok = theirs.ParsePartialFromZeroCopyStream(&upstream_stream);
+    test2::Everything ours;
+    ChoppyStream our_stream(input, i, fail_after);
+    const absl::Status s = ParsePartialMessage(&our_stream, &ours);
+    ASSERT_EQ(s.ok(), upstream_ok) << "case " << i << ": " << s;
+    if (upstream_ok) {
+      ASSERT_TRUE(MessageDifferencer::Equals(ours, theirs)) << "case " << i;
+    }
+
+    // A Cord of the same chunks (fragmented, so not parsed in place).
+    absl::Cord cord;
+    for (size_t pos = 0; pos < input.size();) {
+      const size_t n = std::min<size_t>(input.size() - pos, 1 + rng() % 5000);
+      cord.Append(absl::Cord(absl::string_view(input).substr(pos, n)));
+      pos += n;
+    }
+    test2::Everything from_cord;
+    const bool flat_ok = theirs.ParsePartialFromString(input);
+    const absl::Status c = ParsePartialMessage(cord, &from_cord);
+    ASSERT_EQ(c.ok(), flat_ok) << "case " << i << ": " << c;
+    if (flat_ok) {
+      ASSERT_TRUE(MessageDifferencer::Equals(from_cord, theirs)) << "case " << i;
+    }
+  }
+}
+
+// A stream of `records` copies of field 1 = 1 (`08 01`), made as it is read.
+class RepeatedRecordStream : public google::protobuf::io::ZeroCopyInputStream {
+ public:
+  explicit RepeatedRecordStream(size_t bytes) : left_(bytes), chunk_(64 << 10, '\0') {
+    for (size_t i = 0; i < chunk_.size(); i += 2) chunk_[i] = '\x08', chunk_[i + 1] = '\x01';
+  }
+  bool Next(const void** data, int* size) override {
+    if (left_ == 0) return false;
+    const size_t n = std::min(left_, chunk_.size());
+    *data = chunk_.data();
+    *size = static_cast<int>(n);
+    left_ -= n;
+    count_ += n;
+    return true;
+  }
+  void BackUp(int count) override {
+    left_ += static_cast<size_t>(count);
+    count_ -= static_cast<size_t>(count);
+  }
+  bool Skip(int) override { return false; }
+  int64_t ByteCount() const override { return static_cast<int64_t>(count_); }
+
+ private:
+  size_t left_;
+  size_t count_ = 0;
+  std::string chunk_;
+};
+
+long MaxRssKb() {
+  rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;
+}
+
+TEST(StreamTest, LongStreamOfATinyMessageIsNotHeldWhole) {
+#ifdef PBACCEL_ASAN
+  GTEST_SKIP() << "AddressSanitizer's quarantine holds freed memory";
+#endif
+  constexpr size_t kBytes = size_t{192} << 20;
+  // In a child process, whose peak resident memory starts at this process's current size.
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const long before = MaxRssKb();
+    RepeatedRecordStream stream(kBytes);
+    test2::Everything msg;
+    const absl::Status s = ParsePartialMessage(&stream, &msg);
+    const long grew_kb = MaxRssKb() - before;
+    std::fprintf(stderr, "192 MiB stream: %s, peak memory grew by %ld KiB\n",
+                 s.ok() ? "accepted" : "rejected", grew_kb);
+    _exit(s.ok() && msg.req() == 1 && grew_kb < (16 << 10) ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << "a 192 MiB stream of a one-field message must be parsed with a bounded buffer";
+}
+
+}  // namespace
+}  // namespace pbaccel
