@@ -49,6 +49,64 @@ constexpr size_t kMinPackedFieldBytes = 64;
 // Upstream's default nesting limit (ParseFromString's).
 const int kDefaultBudget = internal::DefaultRecursionBudget();
 
+// Why upstream rejected the fields [p, end) of a message of msg's type, with `budget` nesting
+// levels: the first field the wire walk finds malformed, or else the first field upstream rejects
+// on its own (tried one at a time on a scratch message), followed into a submessage to the
+// innermost field. "pkg.Msg.field (field N): <what> at byte offset K". Error path only: it parses
+// the fields again. Iterative, so that it takes no more stack on deep input than the parse did.
+std::string DescribeRejection(const char* p, const char* end, const Message& msg, int budget,
+                              const char* origin) {
+  std::unique_ptr<Message> scratch(msg.New());  // Of the type whose fields are being tried.
+  while (p < end) {
+    const google::protobuf::Descriptor* type = scratch->GetDescriptor();
+    internal::WireField field;
+    internal::WireError error = internal::WireError::kNone;
+    const char* next = internal::ReadField(p, end, &field, &error);
+    const FieldDescriptor* f = next != nullptr || !internal::IsTagError(error)
+                                   ? type->FindFieldByNumber(static_cast<int>(field.number))
+                                   : nullptr;
+    const std::string label = f != nullptr
+                                  ? absl::StrCat(f->full_name(), " (field ", field.number, ")")
+                                  : absl::StrCat("field ", field.number, " of ", type->full_name());
+    if (next == nullptr) {
+      return absl::StrCat(internal::WireErrorText(error),
+                          internal::IsTagError(error) ? "" : absl::StrCat(" in ", label),
+                          " at byte offset ", p - origin);
+    }
+    if (field.wire_type == WireType::kStartGroup) {
+      const absl::StatusOr<size_t> n = SkipField(
+          absl::string_view(next, static_cast<size_t>(end - next)), (field.number << 3) | 3);
+      if (!n.ok()) return absl::StrCat("malformed group ", label, " at byte offset ", p - origin);
+      next += *n;
+    } else if (field.wire_type == WireType::kEndGroup) {
+      return absl::StrCat("end-group tag outside a group at byte offset ", p - origin);
+    }
+    if (internal::MergeWithUpstream(p, next, scratch.get(), budget)) {
+      p = next;
+      continue;
+    }
+    // Rejected. A submessage whose own fields upstream rejects: look inside it.
+    if (f != nullptr && f->type() == FieldDescriptor::TYPE_MESSAGE &&
+        field.wire_type == WireType::kLengthDelimited) {
+      if (budget <= 0) {
+        return absl::StrCat(label, " nested deeper than protobuf's recursion limit at byte offset ",
+                            p - origin);
+      }
+      std::unique_ptr<Message> sub(
+          scratch->GetReflection()->GetMessageFactory()->GetPrototype(f->message_type())->New());
+      if (!internal::MergeWithUpstream(field.payload, next, sub.get(), budget - 1)) {
+        scratch = std::move(sub);
+        p = field.payload;
+        end = next;
+        --budget;
+        continue;
+      }
+    }
+    return absl::StrCat(label, " rejected by protobuf's parser at byte offset ", p - origin);
+  }
+  return absl::StrCat("rejected by protobuf's parser at byte offset ", p - origin);
+}
+
 class Parser {
  public:
   explicit Parser(const char* origin) : origin_(origin) {}
@@ -237,9 +295,8 @@ class Parser {
                                                 int budget) {
     if (internal::MergeWithUpstream(p, end, msg, budget)) return absl::OkStatus();
     return absl::InvalidArgumentError(
-        absl::StrCat("malformed ", msg->GetDescriptor()->full_name(),
-                     ": protobuf's parser rejected the fields at byte offsets [", p - origin_, ", ",
-                     end - origin_, ")"));
+        absl::StrCat("malformed ", msg->GetDescriptor()->full_name(), ": ",
+                     DescribeRejection(p, end, *msg, budget, origin_)));
   }
 
   const char* origin_;
@@ -292,9 +349,10 @@ absl::Status ParseWhole(absl::string_view bytes, Message* msg, bool clear, bool 
         return MissingRequired(*msg);
       }
     }
-    return absl::InvalidArgumentError(absl::StrCat(
-        "malformed ", msg->GetDescriptor()->full_name(),
-        ": protobuf's parser rejected the fields at byte offsets [0, ", bytes.size(), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("malformed ", msg->GetDescriptor()->full_name(), ": ",
+                     DescribeRejection(bytes.data(), bytes.data() + bytes.size(), *msg,
+                                       internal::DefaultRecursionBudget(), bytes.data())));
   }
   if (clear) msg->Clear();
   Parser parser(bytes.data());

@@ -50,10 +50,9 @@ TEST(GeneratedParserTest, RegisteredForGeneratedClassesOnly) {
   EXPECT_TRUE(ParseMessage(std::string("\x08\x05", 2), dynamic.get()).ok());
 }
 
-// A malformed packed payload: the generated parser's error names the innermost message's field and
-// its byte offset; the reflection path (no generated parser) names a byte range. This is the proof
-// that ParseMessage ran the generated code, through the Message* overload and through the
-// exact-type overload, for full and lite types alike.
+// A malformed packed payload: both paths name the innermost message's field and its byte offset
+// (the generated parser as it walks, the reflection path by locating what upstream rejected), the
+// same through the Message* overload and the exact-type overload, for full and lite types alike.
 TEST(GeneratedParserTest, ErrorsNameTheInnermostField) {
   // All3.level1 (30) { Level1.level2 (1) { Level2.deltas (2): packed, ends inside a varint } }:
   // the deltas field starts at byte 5 (a 2-byte tag, 1-byte length, 1-byte tag, 1-byte length).
@@ -80,12 +79,40 @@ TEST(GeneratedParserTest, ErrorsNameTheInnermostField) {
 
   const absl::Status by_reflection = ParseMessageByReflection(input, &typed);
   EXPECT_FALSE(by_reflection.ok());
-  EXPECT_THAT(std::string(by_reflection.message()), Not(HasSubstr("Level2.deltas")));
+  EXPECT_THAT(std::string(by_reflection.message()),
+              HasSubstr("pbaccel.test3.Level2.deltas (field 2) rejected by protobuf's parser at "
+                        "byte offset 5"));
 
   test3lite::All3 lite;
   const absl::Status lite_status = ParseMessage(input, &lite);
   EXPECT_THAT(std::string(lite_status.message()), HasSubstr("field 2 of pbaccel.test3lite.Level2"));
   EXPECT_FALSE(lite.ParseFromString(input));
+}
+
+// Past the recursion limit only the generated parser says how deep the limit is (NestedTooDeep;
+// the reflection path locates what upstream rejected): the proof that ParseMessage ran the
+// generated code, through the Message* overload and the exact-type overload, full and lite.
+TEST(GeneratedParserTest, OnlyTheGeneratedParserReportsTheRecursionLimitItself) {
+  std::string input;  // 102 Recursive messages, each the `child` (field 1) of the one before.
+  for (int level = 0; level < 101; ++level) {
+    std::string outer;
+    testing::AppendTag(1, 2, &outer);
+    testing::AppendVarint(input.size(), &outer);
+    input = outer + input;
+  }
+  ASSERT_FALSE(test2::Recursive().ParseFromString(input));
+  const std::string generated_words = "nested deeper than 100 levels (protobuf's recursion limit)";
+
+  test2::Recursive typed;
+  EXPECT_THAT(std::string(ParseMessage(input, &typed).message()), HasSubstr(generated_words));
+  google::protobuf::Message* as_message = &typed;
+  EXPECT_THAT(std::string(ParseMessage(input, as_message).message()), HasSubstr(generated_words));
+  test2lite::Recursive lite;
+  EXPECT_THAT(std::string(ParseMessage(input, &lite).message()), HasSubstr(generated_words));
+
+  const absl::Status by_reflection = ParseMessageByReflection(input, &typed);
+  EXPECT_FALSE(by_reflection.ok());
+  EXPECT_THAT(std::string(by_reflection.message()), Not(HasSubstr(generated_words)));
 }
 
 TEST(GeneratedParserTest, MissingRequiredFields) {

@@ -190,6 +190,21 @@ TEST(MessageParserTest, ErrorsNameFieldAndOffset) {
   EXPECT_FALSE(bench::Batch().ParseFromString(nested));
 }
 
+// Fields upstream rejects name the innermost field and its byte offset on the reflection path
+// too: a varint cut short in Leaf.x, inside Middle.leaf, inside Everything.middle.
+TEST(MessageParserTest, UpstreamRejectionsNameTheInnermostField) {
+  const std::string leaf = std::string("\x08\x80", 2);  // x = a varint that never ends.
+  const std::string middle = "\x0a" + std::string(1, static_cast<char>(leaf.size())) + leaf;
+  const std::string bytes = std::string("\x08\x01\xc2\x02", 4) +
+                            std::string(1, static_cast<char>(middle.size())) + middle;
+  ASSERT_FALSE(test2::Everything().ParseFromString(bytes));
+  test2::Everything msg;
+  const absl::Status s = ParseMessageByReflection(bytes, &msg);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("malformed varint in pbaccel.test2.Leaf.x (field 1) at byte offset 7"));
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace pbaccel

@@ -37,6 +37,7 @@
 #include "pbaccel/testing/wire_builder.h"
 #include "proto/parser_test2.pb.h"
 #include "proto/parser_test2.pbaccel.h"
+#include "tests/record_stream.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define PBACCEL_ASAN 1
@@ -296,34 +297,6 @@ TEST(StreamTest, ChunkedInputAgreesWithUpstream) {
   }
 }
 
-// A stream of `records` copies of field 1 = 1 (`08 01`), made as it is read.
-class RepeatedRecordStream : public google::protobuf::io::ZeroCopyInputStream {
- public:
-  explicit RepeatedRecordStream(size_t bytes) : left_(bytes), chunk_(64 << 10, '\0') {
-    for (size_t i = 0; i < chunk_.size(); i += 2) chunk_[i] = '\x08', chunk_[i + 1] = '\x01';
-  }
-  bool Next(const void** data, int* size) override {
-    if (left_ == 0) return false;
-    const size_t n = std::min(left_, chunk_.size());
-    *data = chunk_.data();
-    *size = static_cast<int>(n);
-    left_ -= n;
-    count_ += n;
-    return true;
-  }
-  void BackUp(int count) override {
-    left_ += static_cast<size_t>(count);
-    count_ -= static_cast<size_t>(count);
-  }
-  bool Skip(int) override { return false; }
-  int64_t ByteCount() const override { return static_cast<int64_t>(count_); }
-
- private:
-  size_t left_;
-  size_t count_ = 0;
-  std::string chunk_;
-};
-
 long MaxRssKb() {
   rusage usage;
   getrusage(RUSAGE_SELF, &usage);
@@ -339,7 +312,7 @@ TEST(StreamTest, LongStreamOfATinyMessageIsNotHeldWhole) {
   const pid_t pid = fork();
   if (pid == 0) {
     const long before = MaxRssKb();
-    RepeatedRecordStream stream(kBytes);
+    RecordStream stream(kBytes);
     test2::Everything msg;
     const absl::Status s = ParsePartialMessage(&stream, &msg);
     const long grew_kb = MaxRssKb() - before;

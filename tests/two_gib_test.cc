@@ -14,6 +14,7 @@
 #include "pbaccel/pbaccel.h"
 #include "proto/parser_test2.pb.h"
 #include "proto/parser_test2.pbaccel.h"
+#include "tests/record_stream.h"
 
 namespace pbaccel {
 namespace {
@@ -37,31 +38,6 @@ TEST(TwoGibTest, MessageOverTwoGibIsAcceptedLikeUpstream) {
   EXPECT_TRUE(ParsePartialMessageByReflection(input, &reflection).ok());
   EXPECT_EQ(reflection.req(), theirs.req());
 }
-
-class RecordStream : public google::protobuf::io::ZeroCopyInputStream {
- public:
-  explicit RecordStream(size_t bytes) : left_(bytes), chunk_(Records(1 << 20)) {}
-  bool Next(const void** data, int* size) override {
-    if (left_ == 0) return false;
-    const size_t n = std::min(left_, chunk_.size());
-    *data = chunk_.data();
-    *size = static_cast<int>(n);
-    left_ -= n;
-    count_ += n;
-    return true;
-  }
-  void BackUp(int count) override {
-    left_ += static_cast<size_t>(count);
-    count_ -= static_cast<size_t>(count);
-  }
-  bool Skip(int) override { return false; }
-  int64_t ByteCount() const override { return static_cast<int64_t>(count_); }
-
- private:
-  size_t left_;
-  size_t count_ = 0;
-  std::string chunk_;
-};
 
 TEST(TwoGibTest, StreamOverTwoGibIsRejectedLikeUpstream) {
   test2::Everything theirs;

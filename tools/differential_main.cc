@@ -1,7 +1,10 @@
 // Copyright 2026 The pbaccel Authors.
 //
 // main() of pbaccel_differential_test (tools/defs.bzl): one gtest case per message type named in
-// --messages, each running pbaccel::testing::RunDifferential and failing on any difference.
+// --messages, each running pbaccel::testing::RunDifferential and failing on any difference. Each
+// prints one line: the valid and malformed inputs, the paths (generated parser, reflection) and
+// the kernels run, and how many lines upstream logged (counted, not printed). A type that cannot
+// be found fails with why: misspelt, not linked, or LITE_RUNTIME.
 //
 //   differential_test --messages=pkg.A,pkg.B [--iterations=N] [--seed=S]
 
@@ -11,16 +14,61 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "google/protobuf/descriptor.h"
+#include "google/protobuf/descriptor_database.h"
 #include "google/protobuf/message.h"
+#include "google/protobuf/stubs/logging.h"
 #include "gtest/gtest.h"
 #include "pbaccel/testing/differential.h"
 
 namespace {
 
 pbaccel::testing::DifferentialOptions g_options;
+
+// Upstream's log lines (each malformed proto3 string logs "invalid UTF-8 data"; the generated
+// inputs make hundreds): counted and summarized per message type instead of printed.
+int g_upstream_log_lines = 0;
+std::string g_first_upstream_log_line;
+
+void CountUpstreamLogLine(google::protobuf::LogLevel level, const char* file, int line,
+                          const std::string& message) {
+  if (g_upstream_log_lines++ == 0) {
+    g_first_upstream_log_line = absl::StrCat(file, ":", line, ": ", message);
+  }
+  if (level == google::protobuf::LOGLEVEL_FATAL) {
+    std::fprintf(stderr, "libprotobuf FATAL %s:%d %s\n", file, line, message.c_str());
+  }
+}
+
+// Why `type` has no descriptor in the generated pool: misspelt (its package has other types), or
+// its cc_proto_library is not linked (nothing of its package is), or it is a LITE_RUNTIME type
+// (lite types have no descriptors, and this test builds its inputs by reflection).
+std::string WhyNotFound(const std::string& type) {
+  std::vector<std::string> all;
+  google::protobuf::DescriptorPool::internal_generated_database()->FindAllMessageNames(&all);
+  const size_t dot = type.rfind('.');
+  const std::string package = dot == std::string::npos ? "" : type.substr(0, dot + 1);
+  std::vector<std::string> same_package;
+  for (const std::string& name : all) {
+    if (absl::StartsWith(name, package) && name.find('.', package.size()) == std::string::npos) {
+      same_package.push_back(name);
+    }
+  }
+  if (!same_package.empty() && !package.empty()) {
+    return absl::StrCat("no such message type: ", type,
+                        " (linked types of its package: ", absl::StrJoin(same_package, ", "), ")");
+  }
+  return absl::StrCat(
+      "message type ", type,
+      " is not linked: add its cc_proto_library to deps. If its .proto says option optimize_for = "
+      "LITE_RUNTIME, it is a MessageLite type, which pbaccel_differential_test does not support "
+      "yet "
+      "(it builds inputs by reflection); test it with pbaccel::ParseMessage against "
+      "ParseFromString in a cc_test");
+}
 
 // One message type, registered at run time from --messages.
 class DifferentialTest : public ::testing::Test {
@@ -30,10 +78,10 @@ class DifferentialTest : public ::testing::Test {
   void TestBody() override {
     const google::protobuf::Descriptor* d =
         google::protobuf::DescriptorPool::generated_pool()->FindMessageTypeByName(type_);
-    ASSERT_NE(d, nullptr) << "message type " << type_
-                          << " is not linked in: add its cc_proto_library to deps";
+    if (d == nullptr) GTEST_FAIL() << WhyNotFound(type_);
     const google::protobuf::Message* prototype =
         google::protobuf::MessageFactory::generated_factory()->GetPrototype(d);
+    g_upstream_log_lines = 0;
     const pbaccel::testing::DifferentialReport report = RunDifferential(*prototype, g_options);
     std::printf(
         "%s: %zu valid and %zu malformed inputs, %zu rejected by both; paths: %s; kernels run: %s",
@@ -44,6 +92,11 @@ class DifferentialTest : public ::testing::Test {
     if (!report.kernels_skipped.empty()) {
       std::printf("; skipped, this CPU lacks: %s",
                   absl::StrJoin(report.kernels_skipped, ", ").c_str());
+    }
+    if (g_upstream_log_lines > 0) {
+      std::printf("; upstream logged %d line%s while parsing the malformed inputs (first: %s)",
+                  g_upstream_log_lines, g_upstream_log_lines == 1 ? "" : "s",
+                  g_first_upstream_log_line.c_str());
     }
     std::printf("\n");
     EXPECT_GT(report.valid_cases, 0u);
@@ -58,6 +111,7 @@ class DifferentialTest : public ::testing::Test {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
+  google::protobuf::SetLogHandler(&CountUpstreamLogLine);
   std::vector<std::string> messages;
   for (int i = 1; i < argc; ++i) {
     absl::string_view a = argv[i];

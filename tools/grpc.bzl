@@ -1,6 +1,6 @@
 """cc_grpc_library: C++ gRPC service code from a proto_library, with the system grpc_cpp_plugin.
 
-    load("//tools:grpc.bzl", "cc_grpc_library")
+    load("@pbaccel//tools:grpc.bzl", "cc_grpc_library")
 
     cc_grpc_library(
         name = "feature_service_cc_grpc",

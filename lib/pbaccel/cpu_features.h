@@ -12,6 +12,8 @@
 #ifndef PBACCEL_CPU_FEATURES_H_
 #define PBACCEL_CPU_FEATURES_H_
 
+#include "pbaccel/internal/requires_cxx17.h"
+
 #include <cstdint>
 #include <string>
 

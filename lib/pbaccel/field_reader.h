@@ -18,6 +18,8 @@
 #ifndef PBACCEL_FIELD_READER_H_
 #define PBACCEL_FIELD_READER_H_
 
+#include "pbaccel/internal/requires_cxx17.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>

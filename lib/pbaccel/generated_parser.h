@@ -23,6 +23,8 @@
 #ifndef PBACCEL_GENERATED_PARSER_H_
 #define PBACCEL_GENERATED_PARSER_H_
 
+#include "pbaccel/internal/requires_cxx17.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>

@@ -3,7 +3,7 @@
 // grpc.h: switch a gRPC C++ request type to pbaccel's parser with one line.
 //
 //   // In a header that every TU using the service sees: pass it to cc_grpc_library's
-//   // additional_header_includes (//tools:grpc.bzl) so the generated .grpc.pb.h includes it.
+//   // additional_header_includes (@pbaccel//tools:grpc.bzl) so the generated .grpc.pb.h includes it.
 //   #include "pbaccel/grpc.h"
 //   #include "my/service.pb.h"
 //   PBACCEL_GRPC_USE_FOR(my::pkg::MyRequest);
@@ -23,6 +23,8 @@
 
 #ifndef PBACCEL_GRPC_H_
 #define PBACCEL_GRPC_H_
+
+#include "pbaccel/internal/requires_cxx17.h"
 
 #include <string>
 #include <vector>

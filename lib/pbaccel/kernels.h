@@ -18,6 +18,8 @@
 #ifndef PBACCEL_KERNELS_H_
 #define PBACCEL_KERNELS_H_
 
+#include "pbaccel/internal/requires_cxx17.h"
+
 #include <string>
 #include <vector>
 

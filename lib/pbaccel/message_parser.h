@@ -49,6 +49,8 @@
 #ifndef PBACCEL_MESSAGE_PARSER_H_
 #define PBACCEL_MESSAGE_PARSER_H_
 
+#include "pbaccel/internal/requires_cxx17.h"
+
 #include "absl/status/status.h"
 #include "absl/strings/cord.h"
 #include "absl/strings/string_view.h"

@@ -55,6 +55,8 @@
 #ifndef PBACCEL_PACKED_VARINT_H_
 #define PBACCEL_PACKED_VARINT_H_
 
+#include "pbaccel/internal/requires_cxx17.h"
+
 #include <cstddef>
 #include <cstdint>
 

@@ -21,6 +21,8 @@
 #ifndef PBACCEL_PACKED_VIEW_H_
 #define PBACCEL_PACKED_VIEW_H_
 
+#include "pbaccel/internal/requires_cxx17.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>

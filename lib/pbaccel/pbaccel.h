@@ -10,6 +10,8 @@
 #ifndef PBACCEL_PBACCEL_H_
 #define PBACCEL_PBACCEL_H_
 
+#include "pbaccel/internal/requires_cxx17.h"
+
 #include "pbaccel/cpu_features.h"    // IWYU pragma: export
 #include "pbaccel/field_reader.h"    // IWYU pragma: export
 #include "pbaccel/kernels.h"         // IWYU pragma: export

@@ -9,6 +9,8 @@
 #ifndef PBACCEL_SKIP_SIZE_H_
 #define PBACCEL_SKIP_SIZE_H_
 
+#include "pbaccel/internal/requires_cxx17.h"
+
 #include <cstddef>
 #include <cstdint>
 

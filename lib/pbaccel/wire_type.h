@@ -6,6 +6,8 @@
 #ifndef PBACCEL_WIRE_TYPE_H_
 #define PBACCEL_WIRE_TYPE_H_
 
+#include "pbaccel/internal/requires_cxx17.h"
+
 #include <cstdint>
 
 namespace pbaccel {

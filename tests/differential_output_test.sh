@@ -1,0 +1,25 @@
+#!/bin/sh
+# pbaccel_differential_test's output, as a user reads it (tools/differential_main.cc): one summary
+# line per message type naming its paths and kernels, upstream's log lines counted instead of
+# printed, and a distinct error for a misspelt type and for a type whose cc_proto_library is not
+# linked. $1: a differential binary linking proto/parser_test3's cc_proto_library.
+set -u
+bin="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+cd "${TEST_TMPDIR:-$(mktemp -d)}" || exit 1
+fail() { echo "FAIL: $*"; exit 1; }
+
+# proto3 strings: the malformed inputs make upstream log "invalid UTF-8 data" many times.
+"$bin" --messages=pbaccel.test3.All3 --iterations=20 >out.txt 2>&1 || fail "All3: exit $?: $(cat out.txt)"
+grep -q '^pbaccel.test3.All3: .* valid and .* malformed inputs.*kernels run: ' out.txt ||
+  fail "no summary line: $(cat out.txt)"
+grep -q 'upstream logged [0-9]* line' out.txt || fail "upstream's log lines not counted: $(cat out.txt)"
+! grep -q '^\[libprotobuf' out.txt || fail "upstream's log lines printed: $(grep -m3 libprotobuf out.txt)"
+
+! "$bin" --messages=pbaccel.test3.Al3 >out.txt 2>&1 || fail "a misspelt type passed"
+grep -q 'no such message type: pbaccel.test3.Al3 (linked types of its package: .*pbaccel.test3.All3' out.txt ||
+  fail "misspelt type: $(cat out.txt)"
+
+! "$bin" --messages=elsewhere.Order >out.txt 2>&1 || fail "an unlinked type passed"
+grep -q 'message type elsewhere.Order is not linked: add its cc_proto_library to deps' out.txt ||
+  fail "unlinked type: $(cat out.txt)"
+echo "PASS"
