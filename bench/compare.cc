@@ -193,6 +193,10 @@ std::vector<Row> RunMessageWorkload(const MessageWorkload& mw, const Options& op
   AddPbaccelRows<MessageOutputs>(
       fresh, [&input](MessageOutputs* out) { return ParseMessagesWithPbaccel(input, out); },
       &impls);
+  // The path a type without a linked generated parser takes (automatic kernel).
+  impls.push_back({"pbaccel_reflection", [&input, out = fresh()] {
+                     return ParseMessagesWithPbaccel(input, out, /*by_reflection=*/true);
+                   }});
   VerifyEveryKernel(mw.name, input.messages.size(), [&input] { return VerifyMessages(input); });
   return TimeRows(mw.name, input.messages.size(), input.messages.size(), impls, opt);
 }

@@ -1,7 +1,8 @@
 // Copyright 2026 The pbaccel Authors.
 //
-// Google Benchmark suite for the message parser: ParseFromString against pbaccel::ParseMessage on
-// the message workloads (bench/message_input.h). Items are messages.
+// Google Benchmark suite for the message parser: ParseFromString against pbaccel::ParseMessage
+// (the generated parsers) and pbaccel::ParseMessageByReflection on the message workloads
+// (bench/message_input.h). Items are messages.
 //
 //   ./bazelw run //bench:message_bench -- --benchmark_filter=msg_batch
 
@@ -13,6 +14,13 @@
 namespace pbaccel {
 namespace bench {
 namespace {
+
+uint64_t ParseWithGenerated(const MessageInput& input, MessageOutputs* out) {
+  return ParseMessagesWithPbaccel(input, out);
+}
+uint64_t ParseByReflection(const MessageInput& input, MessageOutputs* out) {
+  return ParseMessagesWithPbaccel(input, out, /*by_reflection=*/true);
+}
 
 template <uint64_t (*kParse)(const MessageInput&, MessageOutputs*)>
 void BM_Parse(benchmark::State& state, const MessageWorkload* w) {
@@ -38,7 +46,10 @@ void RegisterAll() {
     benchmark::RegisterBenchmark((std::string("BM_Upstream/") + std::string(w.name)).c_str(),
                                  BM_Parse<ParseMessagesWithUpstream>, &w);
     benchmark::RegisterBenchmark((std::string("BM_Pbaccel/") + std::string(w.name)).c_str(),
-                                 BM_Parse<ParseMessagesWithPbaccel>, &w);
+                                 BM_Parse<ParseWithGenerated>, &w);
+    benchmark::RegisterBenchmark(
+        (std::string("BM_PbaccelReflection/") + std::string(w.name)).c_str(),
+        BM_Parse<ParseByReflection>, &w);
   }
 }
 

@@ -127,10 +127,12 @@ uint64_t ParseMessagesWithUpstream(const MessageInput& input, MessageOutputs* ou
   return sum;
 }
 
-uint64_t ParseMessagesWithPbaccel(const MessageInput& input, MessageOutputs* out) {
+uint64_t ParseMessagesWithPbaccel(const MessageInput& input, MessageOutputs* out,
+                                  bool by_reflection) {
   uint64_t sum = 0;
   for (const std::string& m : input.messages) {
-    const absl::Status s = ParseMessage(m, out->pbaccel.get());
+    const absl::Status s = by_reflection ? ParseMessageByReflection(m, out->pbaccel.get())
+                                         : ParseMessage(m, out->pbaccel.get());
     if (!s.ok()) {
       std::fprintf(stderr, "bench: pbaccel rejected a %s message: %s\n",
                    input.workload->name.data(), s.ToString().c_str());
@@ -145,11 +147,16 @@ std::string VerifyMessages(const MessageInput& input) {
   MessageOutputs out(*input.workload);
   for (size_t i = 0; i < input.messages.size(); ++i) {
     if (!out.upstream->ParseFromString(input.messages[i])) return "upstream rejected the input";
-    const absl::Status s = ParseMessage(input.messages[i], out.pbaccel.get());
-    if (!s.ok()) return absl::StrCat("message ", i, ": ", s.ToString());
-    if (testing::DeterministicSerialization(*out.upstream) !=
-        testing::DeterministicSerialization(*out.pbaccel)) {
-      return absl::StrCat("message ", i, " differs from upstream's");
+    for (const bool by_reflection : {false, true}) {
+      const absl::Status s = by_reflection
+                                 ? ParseMessageByReflection(input.messages[i], out.pbaccel.get())
+                                 : ParseMessage(input.messages[i], out.pbaccel.get());
+      const char* path = by_reflection ? " (reflection path)" : "";
+      if (!s.ok()) return absl::StrCat("message ", i, path, ": ", s.ToString());
+      if (testing::DeterministicSerialization(*out.upstream) !=
+          testing::DeterministicSerialization(*out.pbaccel)) {
+        return absl::StrCat("message ", i, path, " differs from upstream's");
+      }
     }
   }
   return "";

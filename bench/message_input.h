@@ -48,11 +48,14 @@ struct MessageOutputs {
 };
 
 // Each parses every message of the input once and returns a checksum; aborts on a parse error.
+// ParseMessagesWithPbaccel: pbaccel::ParseMessage, which runs the generated parser (the message
+// workloads' is linked); by_reflection: pbaccel::ParseMessageByReflection, the path without one.
 uint64_t ParseMessagesWithUpstream(const MessageInput& input, MessageOutputs* out);
-uint64_t ParseMessagesWithPbaccel(const MessageInput& input, MessageOutputs* out);
+uint64_t ParseMessagesWithPbaccel(const MessageInput& input, MessageOutputs* out,
+                                  bool by_reflection = false);
 
-// "" if pbaccel (active kernel) parses every message of the input to upstream's result, else what
-// differs.
+// "" if pbaccel (active kernel) parses every message of the input to upstream's result on both
+// paths, else what differs.
 std::string VerifyMessages(const MessageInput& input);
 
 }  // namespace bench
