@@ -3,7 +3,8 @@
 // grpc.h: switch a gRPC C++ request type to pbaccel's parser with one line.
 //
 //   // In a header that every TU using the service sees: pass it to cc_grpc_library's
-//   // additional_header_includes (@pbaccel//tools:grpc.bzl) so the generated .grpc.pb.h includes it.
+//   // additional_header_includes (@pbaccel//tools:grpc.bzl), which the generated .grpc.pb.h
+//   // then includes.
 //   #include "pbaccel/grpc.h"
 //   #include "my/service.pb.h"
 //   PBACCEL_GRPC_USE_FOR(my::pkg::MyRequest);

@@ -7,7 +7,7 @@
 #define PBACCEL_INTERNAL_REQUIRES_CXX17_H_
 
 #if __cplusplus < 201703L
-#error "pbaccel needs C++17: build with -std=c++17 (Bazel: add 'build --cxxopt=-std=c++17 --host_cxxopt=-std=c++17' to your .bazelrc)"
+#error "pbaccel needs C++17: -std=c++17 (Bazel: build --cxxopt=-std=c++17 in .bazelrc)"
 #endif
 
 #endif  // PBACCEL_INTERNAL_REQUIRES_CXX17_H_
