@@ -35,6 +35,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "bench/message_input.h"
@@ -202,7 +203,10 @@ std::vector<Row> RunMessageWorkload(const MessageWorkload& mw, const Options& op
 }
 
 void PrintTable(const std::vector<Row>& rows) {
-  // Rows of one (workload, n) are contiguous; protobuf first.
+  // Rows of one (workload, n) are contiguous; protobuf first. The implementation column is as wide
+  // as its longest name (masked_vbyte_avx2, pbaccel_reflection).
+  int width = static_cast<int>(std::strlen("implementation"));
+  for (const Row& r : rows) width = std::max(width, static_cast<int>(r.implementation.size()));
   double protobuf = 0, memcpy_ns = 0;
   std::string current;
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -216,12 +220,12 @@ void PrintTable(const std::vector<Row>& rows) {
            ++j) {
         if (rows[j].implementation == "memcpy") memcpy_ns = rows[j].min_ns;
       }
-      std::printf("\n%-12s n=%-8zu %-13s %11s %11s %10s %10s\n", r.workload.c_str(), r.n,
+      std::printf("\n%-12s n=%-8zu %-*s %11s %11s %10s %10s\n", r.workload.c_str(), r.n, width,
                   "implementation", "ns/item min", "median", "x protobuf", "memcpy/x");
     }
-    std::printf("%-23s %-13s %11.3f %11.3f %9.2fx %10s\n", "", r.implementation.c_str(), r.min_ns,
-                r.median_ns, protobuf / r.min_ns,
-                memcpy_ns > 0 ? absl::StrCat(absl::SixDigits(memcpy_ns / r.min_ns)).c_str() : "-");
+    std::printf("%-23s %-*s %11.3f %11.3f %9.2fx %10s\n", "", width, r.implementation.c_str(),
+                r.min_ns, r.median_ns, protobuf / r.min_ns,
+                memcpy_ns > 0 ? absl::StrFormat("%.3g", memcpy_ns / r.min_ns).c_str() : "-");
   }
 }
 
