@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -220,12 +221,42 @@ void PrintTable(const std::vector<Row>& rows) {
            ++j) {
         if (rows[j].implementation == "memcpy") memcpy_ns = rows[j].min_ns;
       }
+      const bool messages = absl::StartsWith(r.workload, "msg_");
       std::printf("\n%-12s n=%-8zu %-*s %11s %11s %10s %10s\n", r.workload.c_str(), r.n, width,
-                  "implementation", "ns/item min", "median", "x protobuf", "memcpy/x");
+                  "implementation", messages ? "ns/msg min" : "ns/int min", "median", "x protobuf",
+                  "memcpy/x");
     }
     std::printf("%-23s %-*s %11.3f %11.3f %9.2fx %10s\n", "", width, r.implementation.c_str(),
                 r.min_ns, r.median_ns, protobuf / r.min_ns,
                 memcpy_ns > 0 ? absl::StrFormat("%.3g", memcpy_ns / r.min_ns).c_str() : "-");
+  }
+}
+
+// The closing lines: pbaccel (automatic kernel) against protobuf, geometric mean and range of the
+// speedups over the payload rows and over the message rows of this run.
+void PrintSummary(const std::vector<Row>& rows) {
+  struct Tally {
+    double log_sum = 0, low = 0, high = 0;
+    int n = 0;
+  } payload, message;
+  double protobuf = 0;
+  for (const Row& r : rows) {
+    if (r.implementation == "protobuf") protobuf = r.min_ns;
+    if (r.implementation != "pbaccel" || protobuf <= 0) continue;
+    const double x = protobuf / r.min_ns;
+    Tally& t = absl::StartsWith(r.workload, "msg_") ? message : payload;
+    t.log_sum += std::log(x);
+    t.low = t.n == 0 ? x : std::min(t.low, x);
+    t.high = t.n == 0 ? x : std::max(t.high, x);
+    ++t.n;
+  }
+  std::printf("\n== Summary: pbaccel (automatic kernel %s) against protobuf, this run\n",
+              std::string(ActiveKernelName()).c_str());
+  for (const auto& [name, t] : {std::pair<const char*, Tally>{"payload rows", payload},
+                                std::pair<const char*, Tally>{"message rows", message}}) {
+    if (t.n == 0) continue;
+    std::printf("%-13s %3d rows: geometric mean %.2fx, from %.2fx to %.2fx\n", name, t.n,
+                std::exp(t.log_sum / t.n), t.low, t.high);
   }
 }
 
@@ -270,13 +301,28 @@ int Main(int argc, char** argv) {
   if (!opt.csv) {
     std::fputs(DescribeCpu(DetectedCpu()).c_str(), stdout);
     const absl::string_view active = ActiveKernelName();
-    std::printf("Kernel auto-selected: %.*s   Kernels supported: ", static_cast<int>(active.size()),
+    std::printf("Kernel in use: %.*s   Kernels supported: ", static_cast<int>(active.size()),
                 active.data());
     for (absl::string_view k : SupportedKernels())
       std::printf("%.*s ", static_cast<int>(k.size()), k.data());
+    // Why: PBACCEL_KERNEL, or the kernels before it in priority order and what ruled each out.
+    if (active != AutoSelectedKernelName()) {
+      std::printf("\nWhy: PBACCEL_KERNEL=%.*s (the automatic choice would be %s)",
+                  static_cast<int>(active.size()), active.data(),
+                  std::string(AutoSelectedKernelName()).c_str());
+    } else {
+      std::printf("\nWhy: the first kernel in priority order this CPU runs and no rule vetoes");
+      for (const KernelInfo& k : DescribeKernels()) {
+        if (k.name == active) break;
+        std::printf("; %.*s: %s", static_cast<int>(k.name.size()), k.name.data(),
+                    !k.supported ? absl::StrCat("CPU lacks ", k.missing_features).c_str()
+                                 : absl::StrCat("vetoed: ", k.veto).c_str());
+      }
+    }
     std::printf(
-        "\nns/item: minimum over %d interleaved repetitions (median beside it). "
-        "streamvbyte is a different format (speed reference, not a protobuf parser).\n",
+        "\nns/int: per decoded integer (payload workloads); ns/msg: per message (msg_*). Minimum "
+        "over %d interleaved repetitions (median beside it). streamvbyte is a different format "
+        "(speed reference, not a protobuf parser).\n",
         opt.reps);
   } else {
     std::printf("workload,n,implementation,ns_per_item\n");
@@ -331,6 +377,7 @@ int Main(int argc, char** argv) {
     if (!Wanted(opt.workloads, mw.name)) continue;
     emit(RunMessageWorkload(mw, opt));
   }
+  if (!opt.csv) PrintSummary(all);
   return 0;
 }
 
