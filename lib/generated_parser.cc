@@ -17,6 +17,7 @@
 #include "google/protobuf/stubs/common.h"
 #include "parsers/kernel_abi.h"
 #include "pbaccel/field_reader.h"
+#include "pbaccel/internal/field_errors.h"
 #include "pbaccel/internal/generated_registry.h"
 #include "pbaccel/internal/kernel_registry.h"
 #include "pbaccel/internal/top_level_fields.h"
@@ -243,37 +244,15 @@ PBACCEL_PACKED_PARSER(Bool, kBool, bool)
 
 // --- Delegation ----------------------------------------------------------------------------------
 
-namespace {
-
-// "pkg.Msg.field (3)" for a full Message, "field 3 of pkg.Msg" for a lite one.
-std::string FieldLabel(const MessageLite& msg, uint32_t number) {
-  if (const auto* full = dynamic_cast<const google::protobuf::Message*>(&msg)) {
-    if (const auto* f = full->GetDescriptor()->FindFieldByNumber(static_cast<int>(number))) {
-      return absl::StrCat(f->full_name(), " (field ", number, ")");
-    }
-  }
-  return absl::StrCat("field ", number, " of ", msg.GetTypeName());
-}
-
-}  // namespace
-
 const char* Delegate(const char* field, const char* end, MessageLite* msg, Context* ctx,
                      int budget) {
   internal::WireField f;
-  internal::WireError error = internal::WireError::kNone;
-  const char* next = internal::ReadField(field, end, &f, &error);
-  if (next != nullptr && f.wire_type == WireType::kStartGroup) {
-    const absl::StatusOr<size_t> n =
-        SkipField(absl::string_view(next, static_cast<size_t>(end - next)), (f.number << 3) | 3);
-    next = n.ok() ? next + *n : nullptr;
-  } else if (next != nullptr && f.wire_type == WireType::kEndGroup) {
-    next = nullptr;
-  }
+  internal::WireError error;
+  const char* next = internal::ReadWholeField(field, end, &f, &error);
   // Malformed here: upstream takes the rest and decides, as a whole parse would.
   const char* const stop = next != nullptr ? next : end;
   if (internal::MergeWithUpstream(field, stop, msg, budget)) return stop;
-  ctx->Fail(Context::Failure::kRejected, msg, f.number, field,
-            static_cast<uint8_t>(next == nullptr ? error : internal::WireError::kNone));
+  ctx->Fail(Context::Failure::kRejected, msg, f.number, field, static_cast<uint8_t>(error));
   return nullptr;
 }
 
@@ -288,14 +267,12 @@ absl::Status Context::FailureStatus() const {
   const auto error = static_cast<internal::WireError>(wire_error_);
   std::string what;
   if (failure_ == Failure::kNestedTooDeep) {
-    what = absl::StrCat(FieldLabel(*msg_, number_), " nested deeper than ",
+    what = absl::StrCat(internal::FieldLabel(*msg_, number_), " nested deeper than ",
                         internal::DefaultRecursionBudget(), " levels (protobuf's recursion limit)");
   } else if (error != internal::WireError::kNone) {
-    what = absl::StrCat(
-        internal::WireErrorText(error),
-        internal::IsTagError(error) ? "" : absl::StrCat(" in ", FieldLabel(*msg_, number_)));
+    what = internal::WireErrorAt(error, *msg_, number_);
   } else {
-    what = absl::StrCat(FieldLabel(*msg_, number_), " rejected by protobuf's parser");
+    what = absl::StrCat(internal::FieldLabel(*msg_, number_), " rejected by protobuf's parser");
   }
   return absl::InvalidArgumentError(absl::StrCat("malformed ", msg_->GetTypeName(), ": ", what,
                                                  " at byte offset ", at_ - origin_));

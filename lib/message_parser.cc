@@ -16,6 +16,7 @@
 #include "google/protobuf/reflection.h"
 #include "pbaccel/field_reader.h"
 #include "pbaccel/generated_parser.h"
+#include "pbaccel/internal/field_errors.h"
 #include "pbaccel/internal/generated_registry.h"
 #include "pbaccel/internal/message_plan.h"
 #include "pbaccel/internal/top_level_fields.h"
@@ -58,34 +59,25 @@ std::string DescribeRejection(const char* p, const char* end, const Message& msg
                               const char* origin) {
   std::unique_ptr<Message> scratch(msg.New());  // Of the type whose fields are being tried.
   while (p < end) {
-    const google::protobuf::Descriptor* type = scratch->GetDescriptor();
     internal::WireField field;
-    internal::WireError error = internal::WireError::kNone;
-    const char* next = internal::ReadField(p, end, &field, &error);
-    const FieldDescriptor* f = next != nullptr || !internal::IsTagError(error)
-                                   ? type->FindFieldByNumber(static_cast<int>(field.number))
-                                   : nullptr;
-    const std::string label = f != nullptr
-                                  ? absl::StrCat(f->full_name(), " (field ", field.number, ")")
-                                  : absl::StrCat("field ", field.number, " of ", type->full_name());
+    internal::WireError error;
+    const char* next = internal::ReadWholeField(p, end, &field, &error);
     if (next == nullptr) {
-      return absl::StrCat(internal::WireErrorText(error),
-                          internal::IsTagError(error) ? "" : absl::StrCat(" in ", label),
-                          " at byte offset ", p - origin);
-    }
-    if (field.wire_type == WireType::kStartGroup) {
-      const absl::StatusOr<size_t> n = SkipField(
-          absl::string_view(next, static_cast<size_t>(end - next)), (field.number << 3) | 3);
-      if (!n.ok()) return absl::StrCat("malformed group ", label, " at byte offset ", p - origin);
-      next += *n;
-    } else if (field.wire_type == WireType::kEndGroup) {
-      return absl::StrCat("end-group tag outside a group at byte offset ", p - origin);
+      const std::string what =
+          error != internal::WireError::kNone ? internal::WireErrorAt(error, *scratch, field.number)
+          : field.wire_type == WireType::kEndGroup
+              ? "end-group tag outside a group"
+              : absl::StrCat("malformed group ", internal::FieldLabel(*scratch, field.number));
+      return absl::StrCat(what, " at byte offset ", p - origin);
     }
     if (internal::MergeWithUpstream(p, next, scratch.get(), budget)) {
       p = next;
       continue;
     }
     // Rejected. A submessage whose own fields upstream rejects: look inside it.
+    const std::string label = internal::FieldLabel(*scratch, field.number);
+    const FieldDescriptor* f =
+        scratch->GetDescriptor()->FindFieldByNumber(static_cast<int>(field.number));
     if (f != nullptr && f->type() == FieldDescriptor::TYPE_MESSAGE &&
         field.wire_type == WireType::kLengthDelimited) {
       if (budget <= 0) {
@@ -132,17 +124,11 @@ class Parser {
     internal::WireError error;
     while (true) {
       while (p != nullptr && p < end) {
-        p = internal::ReadField(p, end, &field, &error);
-        if (p == nullptr) break;  // Malformed: upstream decides, and names it.
-        if (field.wire_type == WireType::kStartGroup) {
-          // The field reader's group skipping (nested groups, matching end tags); anything it
-          // rejects is left to upstream with the rest.
-          const absl::StatusOr<size_t> n = SkipField(
-              absl::string_view(p, static_cast<size_t>(end - p)), (field.number << 3) | 3);
-          p = n.ok() ? p + *n : nullptr;
-        } else if (field.wire_type == WireType::kEndGroup) {
-          p = nullptr;  // End-group outside a group: upstream rejects.
-        } else if (field.wire_type == WireType::kLengthDelimited) {
+        // Groups whole (nested groups, matching end tags). Anything malformed, a stray end-group
+        // tag included, is left to upstream with the rest: it decides, and names it.
+        p = internal::ReadWholeField(p, end, &field, &error);
+        if (p == nullptr) break;
+        if (field.wire_type == WireType::kLengthDelimited) {
           const FieldAction* action = current->Find(field.number);
           if (action == nullptr || action->kind == FieldAction::kUpstream ||
               !Worthwhile(*action, field.varint, budget)) {

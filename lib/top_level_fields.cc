@@ -2,8 +2,6 @@
 
 #include "pbaccel/internal/top_level_fields.h"
 
-#include "absl/status/statusor.h"
-#include "absl/strings/string_view.h"
 #include "pbaccel/field_reader.h"
 #include "pbaccel/internal/wire_walker.h"
 
@@ -31,27 +29,19 @@ FieldsPrefix WholeTopLevelFields(const char* p, const char* end, size_t max) {
   const char* const begin = p;
   while (p < end) {
     WireField field;
-    WireError error = WireError::kNone;
-    const char* next = ReadField(p, end, &field, &error);
+    WireError error;
+    const char* next = ReadWholeField(p, end, &field, &error);
     if (next == nullptr) {
-      out.need_more = CutShort(field, error, end);
+      if (error != WireError::kNone) {
+        out.need_more = CutShort(field, error, end);
+      } else {
+        // A group that does not close (or is malformed) before `end`: wait for more; at the end
+        // of the input the parser gets it and decides. An end-group tag is malformed whatever
+        // follows.
+        out.need_more = field.wire_type == WireType::kStartGroup;
+      }
       if (!out.need_more) out.bytes = static_cast<size_t>(end - begin);  // The parser rejects it.
       return out;
-    }
-    if (field.wire_type == WireType::kEndGroup) {
-      out.bytes = static_cast<size_t>(end - begin);  // Outside a group: the parser rejects it.
-      return out;
-    }
-    if (field.wire_type == WireType::kStartGroup) {
-      // A group that does not close (or is malformed) before `end`: wait for more; at the end of
-      // the input the parser gets it and decides.
-      const absl::StatusOr<size_t> n = SkipField(
-          absl::string_view(next, static_cast<size_t>(end - next)), (field.number << 3) | 3);
-      if (!n.ok()) {
-        out.need_more = true;
-        return out;
-      }
-      next += *n;
     }
     if (static_cast<size_t>(next - begin) > max && p != begin) return out;
     p = next;

@@ -67,6 +67,13 @@ inline void FillField(const WireField& f, const char* next, Field* field) {
                     : absl::string_view(f.payload, static_cast<size_t>(next - f.payload));
   field->raw = absl::string_view(f.tag, static_cast<size_t>(next - f.tag));
 }
+
+// ReadField (wire_walker.h), plus a group's body and end tag (SkipField's rules, below): returns
+// the byte after the whole field. Returns nullptr with *error set for a wire error in the tag or
+// value, and nullptr with *error == kNone for an end-group tag (no group is open here) or a group
+// that is malformed or does not close before `end`. REQUIRES: p < end.
+inline const char* ReadWholeField(const char* p, const char* end, WireField* field,
+                                  WireError* error);
 }  // namespace internal
 
 // Reads fields one by one:
@@ -120,6 +127,22 @@ absl::StatusOr<size_t> SkipField(absl::string_view data, uint32_t tag, int depth
 // lengths needed to step over the other fields. Validates the whole message's wire structure (the
 // result is only returned for bytes upstream would accept, as described above).
 absl::StatusOr<std::vector<Field>> FindField(absl::string_view message, uint32_t number);
+
+namespace internal {
+inline const char* ReadWholeField(const char* p, const char* end, WireField* field,
+                                  WireError* error) {
+  *error = WireError::kNone;
+  const char* next = ReadField(p, end, field, error);
+  if (next == nullptr || field->wire_type < WireType::kStartGroup ||
+      field->wire_type > WireType::kEndGroup) {
+    return next;
+  }
+  if (field->wire_type == WireType::kEndGroup) return nullptr;
+  const absl::StatusOr<size_t> body =
+      SkipField(absl::string_view(next, static_cast<size_t>(end - next)), (field->number << 3) | 3);
+  return body.ok() ? next + *body : nullptr;
+}
+}  // namespace internal
 
 }  // namespace pbaccel
 

@@ -1,0 +1,28 @@
+// Copyright 2026 The pbaccel Authors.
+
+#include "pbaccel/internal/field_errors.h"
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/message.h"
+
+namespace pbaccel {
+namespace internal {
+
+std::string FieldLabel(const google::protobuf::MessageLite& msg, uint32_t number) {
+  if (const auto* full = dynamic_cast<const google::protobuf::Message*>(&msg)) {
+    if (const auto* f = full->GetDescriptor()->FindFieldByNumber(static_cast<int>(number))) {
+      return absl::StrCat(f->full_name(), " (field ", number, ")");
+    }
+  }
+  return absl::StrCat("field ", number, " of ", msg.GetTypeName());
+}
+
+std::string WireErrorAt(WireError error, const google::protobuf::MessageLite& msg,
+                        uint32_t number) {
+  if (IsTagError(error)) return WireErrorText(error);
+  return absl::StrCat(WireErrorText(error), " in ", FieldLabel(msg, number));
+}
+
+}  // namespace internal
+}  // namespace pbaccel
