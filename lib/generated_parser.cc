@@ -283,22 +283,11 @@ absl::Status Context::FailureStatus() const {
 absl::Status Run(absl::string_view bytes, MessageLite* msg, Mode mode, MergeFn merge) {
   if (mode == Mode::kParse || mode == Mode::kParsePartial) msg->Clear();
   Context ctx(bytes.data());
-  const char* p = bytes.data();
-  const char* const end = p + bytes.size();
-  // One piece, unless the input is over 2 GiB (upstream's ParseFromString takes those; hand-overs
-  // to upstream take at most 2 GiB): then pieces of at most 1 GiB, cut between top-level fields
-  // (top_level_fields.h).
-  while (p < end) {
-    const char* stop = end;
-    if (end - p > INT_MAX) {
-      const internal::FieldsPrefix prefix = internal::WholeTopLevelFields(p, end, size_t{1} << 30);
-      if (prefix.bytes != 0) stop = p + prefix.bytes;
-    }
-    if (merge(p, stop, msg, &ctx, internal::DefaultRecursionBudget()) == nullptr) {
-      return ctx.FailureStatus();
-    }
-    p = stop;
-  }
+  const bool ok = internal::ForEachPiece(
+      bytes.data(), bytes.data() + bytes.size(), [&](const char* p, const char* stop) {
+        return merge(p, stop, msg, &ctx, internal::DefaultRecursionBudget()) != nullptr;
+      });
+  if (!ok) return ctx.FailureStatus();
   if ((mode == Mode::kParse || mode == Mode::kMerge) && !msg->IsInitialized()) {
     return absl::InvalidArgumentError(absl::StrCat(
         msg->GetTypeName(), ": missing required fields: ", msg->InitializationErrorString()));

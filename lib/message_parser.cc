@@ -357,26 +357,23 @@ absl::Status InPiece(const absl::Status& s, size_t piece_offset) {
 }
 
 // Inputs over 2 GiB (which upstream's ParseFromString takes, and which neither the field walk nor
-// upstream's bounded readers take whole): merged a piece of at most 1 GiB at a time, cut between
-// top-level fields (top_level_fields.h), with the required-field check at the end.
+// upstream's bounded readers take whole): merged a piece at a time (internal::ForEachPiece), with
+// the required-field check at the end.
 absl::Status ParseImpl(absl::string_view bytes, Message* msg, bool clear, bool check_required,
                        bool use_generated = true) {
   if (bytes.size() <= static_cast<size_t>(INT_MAX)) {
     return ParseWhole(bytes, msg, clear, check_required, use_generated);
   }
-  constexpr size_t kPieceBytes = size_t{1} << 30;
   if (clear) msg->Clear();
-  const char* p = bytes.data();
-  const char* const end = p + bytes.size();
-  while (p < end) {
-    const internal::FieldsPrefix prefix = internal::WholeTopLevelFields(p, end, kPieceBytes);
-    // No whole field: the input ends inside one, and the parser rejects it.
-    const size_t n = prefix.bytes != 0 ? prefix.bytes : static_cast<size_t>(end - p);
-    absl::Status s = ParseWhole(absl::string_view(p, n), msg, /*clear=*/false,
-                                /*check_required=*/false, use_generated);
-    if (!s.ok()) return InPiece(s, static_cast<size_t>(p - bytes.data()));
-    p += n;
-  }
+  absl::Status s;
+  internal::ForEachPiece(
+      bytes.data(), bytes.data() + bytes.size(), [&](const char* p, const char* stop) {
+        s = InPiece(ParseWhole(absl::string_view(p, static_cast<size_t>(stop - p)), msg,
+                               /*clear=*/false, /*check_required=*/false, use_generated),
+                    static_cast<size_t>(p - bytes.data()));
+        return s.ok();
+      });
+  if (!s.ok()) return s;
   return check_required && !msg->IsInitialized() ? MissingRequired(*msg) : absl::OkStatus();
 }
 

@@ -11,6 +11,7 @@
 #ifndef PBACCEL_INTERNAL_TOP_LEVEL_FIELDS_H_
 #define PBACCEL_INTERNAL_TOP_LEVEL_FIELDS_H_
 
+#include <climits>
 #include <cstddef>
 
 namespace pbaccel {
@@ -29,6 +30,25 @@ struct FieldsPrefix {
 // included, and need_more is set.
 // Reads: only bytes in [p, end).
 FieldsPrefix WholeTopLevelFields(const char* p, const char* end, size_t max);
+
+// For a parser that takes at most 2 GiB at a time (upstream's hand-overs do): calls
+// parse(piece_begin, piece_end) on all of [p, end) when it is at most INT_MAX bytes, else on
+// pieces of at most 1 GiB cut between top-level fields until the rest is at most INT_MAX bytes
+// (upstream's ParseFromString accepts longer messages; merging the pieces gives the same message).
+// Returns false as soon as a call does. An empty input makes no call.
+template <typename Parse>  // bool(const char* piece_begin, const char* piece_end)
+bool ForEachPiece(const char* p, const char* end, Parse parse) {
+  while (p < end) {
+    const char* stop = end;
+    if (end - p > INT_MAX) {
+      const FieldsPrefix prefix = WholeTopLevelFields(p, end, size_t{1} << 30);
+      if (prefix.bytes != 0) stop = p + prefix.bytes;  // Else the rest: the parser rejects it.
+    }
+    if (!parse(p, stop)) return false;
+    p = stop;
+  }
+  return true;
+}
 
 }  // namespace internal
 }  // namespace pbaccel
