@@ -17,9 +17,15 @@ namespace pbaccel {
 
 class RecordStream : public google::protobuf::io::ZeroCopyInputStream {
  public:
-  explicit RecordStream(size_t bytes) : left_(bytes), chunk_(size_t{1} << 20, '\x01') {
-    for (size_t i = 0; i < chunk_.size(); i += 2) chunk_[i] = '\x08';
+  explicit RecordStream(size_t bytes) : left_(bytes), chunk_(Records(size_t{1} << 20)) {}
+
+  // `bytes` bytes of `08 01` records, in memory. REQUIRES: bytes is even.
+  static std::string Records(size_t bytes) {
+    std::string out(bytes, '\x01');
+    for (size_t i = 0; i < bytes; i += 2) out[i] = '\x08';
+    return out;
   }
+
   bool Next(const void** data, int* size) override {
     if (left_ == 0) return false;
     const size_t n = std::min(left_, chunk_.size());

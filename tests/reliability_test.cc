@@ -33,6 +33,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "pbaccel/pbaccel.h"
+#include "pbaccel/testing/every_kernel.h"
 #include "pbaccel/testing/random_message.h"
 #include "pbaccel/testing/wire_builder.h"
 #include "proto/parser_test2.pb.h"
@@ -86,7 +87,10 @@ FileDescriptorProto SchemaWith(FieldDescriptorProto::Type type) {
   return file;
 }
 
-TEST(StalePlansTest, RebuiltPoolsWithChangedFieldTypesAgreeWithUpstream) {
+// Every kernel: the 600-byte packed payload is decoded by the kernel in force.
+class StalePlansTest : public testing::EveryKernelTest {};
+
+TEST_P(StalePlansTest, RebuiltPoolsWithChangedFieldTypesAgreeWithUpstream) {
   // The probe of the report: field 1 with a 600-byte payload (values 1, 2, 3, ...), then "hello".
   std::string payload;
   for (int i = 0; i < 600; ++i) payload.push_back(static_cast<char>(1 + i % 127));
@@ -115,6 +119,8 @@ TEST(StalePlansTest, RebuiltPoolsWithChangedFieldTypesAgreeWithUpstream) {
     pool.reset();
   }
 }
+
+PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(StalePlansTest);
 
 // --- Stack ---------------------------------------------------------------------------------------
 
@@ -254,8 +260,10 @@ class ChoppyStream : public google::protobuf::io::ZeroCopyInputStream {
 };
 
 // Random Everything messages (packed fields long enough for the kernels), valid, cut short,
-// corrupted, and failing part way, through chunked streams and Cords.
-TEST(StreamTest, ChunkedInputAgreesWithUpstream) {
+// corrupted, and failing part way, through chunked streams and Cords, under every kernel.
+class ChunkedInputTest : public testing::EveryKernelTest {};
+
+TEST_P(ChunkedInputTest, AgreesWithUpstream) {
   std::mt19937_64 rng(24);
   for (int i = 0; i < 150; ++i) {
     test2::Everything msg;
@@ -296,6 +304,8 @@ TEST(StreamTest, ChunkedInputAgreesWithUpstream) {
     }
   }
 }
+
+PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(ChunkedInputTest);
 
 long MaxRssKb() {
   rusage usage;

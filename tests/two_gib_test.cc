@@ -21,14 +21,8 @@ namespace {
 
 constexpr size_t kBytes = (size_t{1} << 31) + 64;
 
-std::string Records(size_t bytes) {
-  std::string out(bytes, '\x01');
-  for (size_t i = 0; i < bytes; i += 2) out[i] = '\x08';
-  return out;
-}
-
 TEST(TwoGibTest, MessageOverTwoGibIsAcceptedLikeUpstream) {
-  const std::string input = Records(kBytes);
+  const std::string input = RecordStream::Records(kBytes);
   test2::Everything theirs;
   ASSERT_TRUE(theirs.ParsePartialFromString(input)) << "upstream 3.21 accepts it";
   test2::Everything generated;
