@@ -37,6 +37,8 @@ accept/reject decision, MessageDifferencer::Equals, identical re-serialization.
 (testing/differential.h documents the checker.)
 """
 
+load(":protoc.bzl", "PROTOC_ATTR", "run_protoc_plugin")
+
 def pbaccel_differential_test(name, deps, messages, iterations = 100, seed = 42, size = "medium", **kwargs):
     """A cc_test running pbaccel's differential checker on `messages` (full protobuf names)."""
     native.cc_test(
@@ -78,19 +80,14 @@ def _pbaccel_codegen_impl(ctx):
             out_dir = this_dir
             outs += [h, cc]
             sources.append(src)
-    args = ctx.actions.args()
-    args.add("--plugin=protoc-gen-pbaccel=" + ctx.executable._plugin.path)
-    args.add("--pbaccel_out=" + out_dir)
-    transitive = [t[ProtoInfo].transitive_sources for t in ctx.attr.srcs]
-    paths = depset(transitive = [t[ProtoInfo].transitive_proto_path for t in ctx.attr.srcs])
-    args.add_all(paths, format_each = "--proto_path=%s")
-    args.add_all(sources)
-    ctx.actions.run(
-        executable = ctx.executable._protoc,
-        arguments = [args],
-        inputs = depset(transitive = transitive),
-        tools = [ctx.executable._plugin],
-        outputs = outs,
+    run_protoc_plugin(
+        ctx,
+        protos = [t[ProtoInfo] for t in ctx.attr.srcs],
+        sources = sources,
+        plugin = ctx.executable._plugin,
+        name = "pbaccel",
+        out_dir = out_dir,
+        outs = outs,
         mnemonic = "PbaccelParserCodegen",
         progress_message = "Generating pbaccel parsers for %s" % ctx.label,
     )
@@ -100,7 +97,7 @@ _pbaccel_codegen = rule(
     implementation = _pbaccel_codegen_impl,
     attrs = {
         "srcs": attr.label_list(providers = [ProtoInfo], mandatory = True),
-        "_protoc": attr.label(default = "@com_google_protobuf//:protoc", executable = True, cfg = "host", allow_files = True),
+        "_protoc": PROTOC_ATTR,
         "_plugin": attr.label(default = Label("//tools:protoc-gen-pbaccel"), executable = True, cfg = "host"),
     },
 )

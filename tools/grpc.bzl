@@ -14,6 +14,8 @@ PBACCEL_GRPC_USE_FOR(...) (pbaccel/grpc.h), so that every translation unit that 
 service's handlers sees the same SerializationTraits.
 """
 
+load(":protoc.bzl", "PROTOC_ATTR", "run_protoc_plugin")
+
 def _grpc_codegen_impl(ctx):
     proto = ctx.attr.proto[ProtoInfo]
     outs = []
@@ -21,21 +23,17 @@ def _grpc_codegen_impl(ctx):
         base = src.basename[:-len(".proto")]
         outs.append(ctx.actions.declare_file(base + ".grpc.pb.h"))
         outs.append(ctx.actions.declare_file(base + ".grpc.pb.cc"))
-    args = ctx.actions.args()
-    args.add("--plugin=protoc-gen-grpc=" + ctx.executable._plugin.path)
-    args.add("--grpc_out=" + ctx.bin_dir.path)
-    if ctx.attr.additional_header_includes:
-        args.add("--grpc_opt=additional_header_includes=" + ":".join(ctx.attr.additional_header_includes))
-    args.add_all(proto.transitive_proto_path, format_each = "--proto_path=%s")
-    args.add_all(proto.direct_sources)
-    ctx.actions.run(
-        executable = ctx.executable._protoc,
-        arguments = [args],
-        inputs = proto.transitive_sources,
-        tools = [ctx.executable._plugin],
-        outputs = outs,
+    run_protoc_plugin(
+        ctx,
+        protos = [proto],
+        sources = proto.direct_sources,
+        plugin = ctx.executable._plugin,
+        name = "grpc",
+        out_dir = ctx.bin_dir.path,
+        outs = outs,
         mnemonic = "GrpcCppCodegen",
         progress_message = "Generating gRPC C++ code for %s" % ctx.label,
+        options = ["additional_header_includes=" + ":".join(ctx.attr.additional_header_includes)] if ctx.attr.additional_header_includes else [],
     )
     return [DefaultInfo(files = depset(outs))]
 
@@ -44,7 +42,7 @@ _grpc_codegen = rule(
     attrs = {
         "proto": attr.label(providers = [ProtoInfo], mandatory = True),
         "additional_header_includes": attr.string_list(),
-        "_protoc": attr.label(default = "@com_google_protobuf//:protoc", executable = True, cfg = "host", allow_files = True),
+        "_protoc": PROTOC_ATTR,
         "_plugin": attr.label(default = "@com_github_grpc_grpc//:grpc_cpp_plugin", executable = True, cfg = "host", allow_files = True),
     },
 )
