@@ -73,6 +73,14 @@ absl::StatusOr<const char*> ReadWholeField(const char* p, const char* end, WireF
 
 }  // namespace
 
+namespace internal {
+const char* SkipGroupBody(const char* p, const char* end, uint32_t number) {
+  const absl::StatusOr<size_t> body =
+      SkipField(absl::string_view(p, static_cast<size_t>(end - p)), (number << 3) | 3);
+  return body.ok() ? p + *body : nullptr;
+}
+}  // namespace internal
+
 absl::StatusOr<size_t> SkipField(absl::string_view data, uint32_t tag, int depth) {
   const char* const begin = data.data();
   const char* const end = begin + data.size();

@@ -74,6 +74,11 @@ inline void FillField(const WireField& f, const char* next, Field* field) {
 // that is malformed or does not close before `end`. REQUIRES: p < end.
 inline const char* ReadWholeField(const char* p, const char* end, WireField* field,
                                   WireError* error);
+
+// The byte after the body and end tag of group `number`, whose start tag ends at p (SkipField's
+// rules), or nullptr. Out of line: groups are rare, and its StatusOr inlined into ReadWholeField's
+// callers would enlarge frames that sit on top of every nesting level.
+const char* SkipGroupBody(const char* p, const char* end, uint32_t number);
 }  // namespace internal
 
 // Reads fields one by one:
@@ -138,9 +143,7 @@ inline const char* ReadWholeField(const char* p, const char* end, WireField* fie
     return next;
   }
   if (field->wire_type == WireType::kEndGroup) return nullptr;
-  const absl::StatusOr<size_t> body =
-      SkipField(absl::string_view(next, static_cast<size_t>(end - next)), (field->number << 3) | 3);
-  return body.ok() ? next + *body : nullptr;
+  return SkipGroupBody(next, end, field->number);
 }
 }  // namespace internal
 
