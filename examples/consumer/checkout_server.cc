@@ -1,26 +1,10 @@
-// A Checkout server: parses nothing itself; gRPC hands it shop.Order requests.
+// A Checkout server on the given address (default: an ephemeral port on 127.0.0.1).
 
 #include <iostream>
 #include <memory>
 
+#include "checkout_service.h"
 #include "grpcpp/grpcpp.h"
-#include "orders.grpc.pb.h"
-#include "pbaccel/grpc.h"
-
-namespace {
-
-class CheckoutService final : public shop::Checkout::Service {
-  grpc::Status Place(grpc::ServerContext*, const shop::Order* order,
-                     shop::Receipt* receipt) override {
-    int64_t total = 0;
-    for (const int64_t delta : order->price_deltas()) total += delta;
-    receipt->set_order_id(order->id());
-    receipt->set_total(total);
-    return grpc::Status::OK;
-  }
-};
-
-}  // namespace
 
 int main(int argc, char** argv) {
   CheckoutService service;

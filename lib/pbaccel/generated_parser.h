@@ -28,6 +28,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "absl/base/optimization.h"
 #include "absl/status/status.h"
@@ -250,6 +251,10 @@ struct Registration {
 // Registers `n` parsers (called from a generated file's static initializer). Returns true.
 bool RegisterParsers(const Registration* parsers, size_t n);
 
+// Whether the overloads below are declared for T (a generated header declaring them is included).
+template <typename T>
+struct HasGeneratedOverloads : std::false_type {};
+
 }  // namespace gen
 }  // namespace pbaccel
 
@@ -259,6 +264,10 @@ bool RegisterParsers(const Registration* parsers, size_t n);
 // generated header is included.
 #define PBACCEL_GENERATED_PARSER_OVERLOADS(T)                                   \
   namespace pbaccel {                                                           \
+  namespace gen {                                                               \
+  template <>                                                                   \
+  struct HasGeneratedOverloads<T> : std::true_type {};                          \
+  }                                                                             \
   inline absl::Status ParseMessage(absl::string_view bytes, T* msg) {           \
     return gen::Run(bytes, msg, gen::Mode::kParse, &gen::MergeThunk<T>);        \
   }                                                                             \
