@@ -284,26 +284,30 @@ absl::Status Context::FailureStatus() const {
 namespace {
 
 // Inputs over 2 GiB, a piece at a time (internal::ForEachPiece).
+// `reuse`: the first piece is parsed in place of msg's contents (MergeFields' reuse).
 ABSL_ATTRIBUTE_NOINLINE bool MergeInPieces(absl::string_view bytes, MessageLite* msg, MergeFn merge,
-                                           Context* ctx) {
+                                           Context* ctx, bool reuse) {
   return internal::ForEachPiece(
       bytes.data(), bytes.data() + bytes.size(), [&](const char* p, const char* stop) {
-        return merge(p, stop, msg, ctx, internal::DefaultRecursionBudget()) != nullptr;
+        const bool first = reuse;
+        reuse = false;
+        return merge(p, stop, msg, ctx, internal::DefaultRecursionBudget(), first) != nullptr;
       });
 }
 
 }  // namespace
 
 absl::Status Run(absl::string_view bytes, MessageLite* msg, Mode mode, MergeFn merge) {
-  if (mode == Mode::kParse || mode == Mode::kParsePartial) msg->Clear();
+  // Parse: in place of msg's contents (as Clear() + merge would leave it; generated_parser.h).
+  const bool reuse = mode == Mode::kParse || mode == Mode::kParsePartial;
   Context ctx(bytes.data());
   // Up to 2 GiB (nearly always) merge is called from this frame, whose size every nesting level
   // sits on: ForEachPiece's lambda and locals, which a sanitized build does not inline away, would
   // put the walk deeper than upstream's (//tests:reliability_test compares the stacks).
   const bool ok = bytes.size() <= static_cast<size_t>(INT_MAX)
                       ? merge(bytes.data(), bytes.data() + bytes.size(), msg, &ctx,
-                              internal::DefaultRecursionBudget()) != nullptr
-                      : MergeInPieces(bytes, msg, merge, &ctx);
+                              internal::DefaultRecursionBudget(), reuse) != nullptr
+                      : MergeInPieces(bytes, msg, merge, &ctx, reuse);
   if (!ok) return ctx.FailureStatus();
   if ((mode == Mode::kParse || mode == Mode::kMerge) && !msg->IsInitialized()) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -8,6 +8,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/arena.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
@@ -42,6 +43,56 @@ std::string DeterministicSerialization(const google::protobuf::MessageLite& m) {
   }
   return out;
 }
+
+namespace {
+
+// A generated parser parses in place of a message's old contents (generated_parser.h: reused
+// elements): into messages that already hold the input parsed twice (more old elements than the
+// input has) and its first half (fewer; possibly a failed parse's leftovers), the result must be
+// upstream's, and so must a MergeFrom afterwards, which takes the repeated fields' kept elements
+// (they must have been left cleared).
+std::string CompareReusedParse(absl::string_view bytes, const Message& prototype, bool partial_ok,
+                               const Message& partial, bool full_ok,
+                               google::protobuf::util::MessageDifferencer& differencer,
+                               const std::string& expected) {
+  const std::string twice = absl::StrCat(bytes, bytes);
+  const std::string half(bytes.substr(0, bytes.size() / 2));
+  for (const std::string* old : {&twice, &half}) {
+    const char* what = old == &twice ? "parsed in place of the input twice: "
+                                     : "parsed in place of the input's first half: ";
+    for (const bool check_required : {false, true}) {
+      for (const bool on_arena : {false, true}) {  // An arena's message is cleared as upstream's.
+        google::protobuf::Arena arena;
+        std::unique_ptr<Message> on_heap(on_arena ? nullptr : prototype.New());
+        Message* const ours = on_arena ? prototype.New(&arena) : on_heap.get();
+        ours->ParsePartialFromString(*old);  // Whatever it leaves, accepted or not.
+        const absl::Status s =
+            check_required ? ParseMessage(bytes, ours) : ParsePartialMessage(bytes, ours);
+        const bool ok = check_required ? full_ok : partial_ok;
+        const std::string how = absl::StrCat(what, on_arena ? "on an arena, " : "", "upstream ");
+        if (s.ok() != ok) {
+          return absl::StrCat(how, ok ? "accepts" : "rejects", ", pbaccel says ", s.ToString());
+        }
+        if (!s.ok()) continue;
+        if (!differencer.Compare(partial, *ours) || DeterministicSerialization(*ours) != expected) {
+          return absl::StrCat(how, "gives ", partial.ShortDebugString(), ", pbaccel ",
+                              ours->ShortDebugString());
+        }
+        std::unique_ptr<Message> merged(partial.New());
+        merged->CopyFrom(partial);
+        merged->MergeFrom(partial);
+        ours->MergeFrom(partial);
+        if (DeterministicSerialization(*ours) != DeterministicSerialization(*merged)) {
+          return absl::StrCat(how,
+                              "and pbaccel differ after a MergeFrom (uncleared kept elements)");
+        }
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace
 
 std::string CompareWithUpstream(absl::string_view bytes, const Message& prototype) {
   google::protobuf::LogSilencer quiet;  // Upstream logs missing required fields.
@@ -97,6 +148,11 @@ std::string CompareWithUpstream(absl::string_view bytes, const Message& prototyp
       if (sf.ok() != full_ok) {
         return absl::StrCat(where, "(required fields) upstream ", full_ok ? "accepts" : "rejects",
                             ", pbaccel says ", sf.ToString());
+      }
+      if (use_generated && kernel == SupportedKernels().front()) {
+        const std::string reused = CompareReusedParse(bytes, prototype, partial_ok, *partial,
+                                                      full_ok, differencer, expected);
+        if (!reused.empty()) return absl::StrCat(where, reused);
       }
     }
   }

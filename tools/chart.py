@@ -1,12 +1,22 @@
 #!/usr/bin/env python3
-"""Turns //bench:compare's CSV into an SVG bar chart: one panel per workload, ns per item on a log
-scale, one bar per implementation (upstream protobuf, pbaccel, each kernel, memcpy, streamvbyte).
+"""Turns the benchmarks' CSV into the README's chart: pbaccel's speedup over upstream protobuf,
+real data first, one bar per row, its value written at the bar's end.
 
+    ./bazelw run -c opt //bench:realdata -- --csv > docs/realdata.csv
     ./bazelw run //bench:compare -- --csv > docs/compare.csv
-    python3 tools/chart.py docs/compare.csv docs/compare.svg [--n 1048576] [--markdown docs/compare.md]
+    python3 tools/chart.py docs/compare.csv docs/compare.svg --realdata docs/realdata.csv \\
+        --machine "AMD EPYC Zen 4 (family 0x19 model 0x11), kernel avx512" --markdown docs/compare.md
 
-Standard library only. Payload workloads are drawn at one array size (--n, default 1,048,576);
-message workloads at whatever n they were run with.
+Sections, top to bottom:
+  * Real data (//bench:realdata's CSV): the generated parser against ParseFromString per corpus and
+    mode (messages reused, fresh message, fresh arena), the reflection parser (reused), and the
+    zero-copy read against protozero (view);
+  * Messages (compare's msg_* rows): per message;
+  * Packed arrays (compare's payload workloads): the auto-selected kernel (implementation
+    `pbaccel`) against upstream, every array size n in the CSV, one shade per n.
+The x axis is the speedup (log scale; 1x, upstream's speed, is the dashed line): a bar right of it
+is faster than upstream, left of it slower. Every number in the chart is a ratio from one run.
+Standard library only. --markdown also writes compare's full table (every kernel, ns per item).
 """
 import argparse
 import csv
@@ -14,95 +24,150 @@ import math
 import sys
 from collections import OrderedDict
 
-COLORS = {
-    "protobuf": "#7f7f7f",
-    "pbaccel": "#d62728",
-    "avx512": "#ff7f0e",
-    "masked_vbyte": "#2ca02c",
-    "masked_vbyte_avx2": "#98df8a",
-    "bmi2": "#9467bd",
-    "portable": "#8c564b",
-    "scalar": "#bcbd22",
-    "memcpy": "#1f77b4",
-    "streamvbyte": "#17becf",
-}
+PBACCEL = "#d62728"        # pbaccel against upstream.
+PROTOZERO = "#1f77b4"      # pbaccel's zero-copy read against protozero.
+REFLECTION = "#ff9896"     # ParseMessage without generated parsers.
+SIZE_SHADES = ["#fdd0a2", "#fdae6b", "#f16913", "#a63603", "#7f2704"]  # small n -> large n.
+MODES = OrderedDict([("reuse", "messages reused"), ("fresh", "fresh message"),
+                     ("arena", "fresh arena")])
 
 
-def load(path, n):
-    panels = OrderedDict()
+def load_compare(path):
+    """{(workload, n): {implementation: ns_per_item}} in file order."""
+    rows = OrderedDict()
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
-            workload, size = row["workload"], int(row["n"])
-            if not workload.startswith("msg_") and size != n:
-                continue
-            panels.setdefault((workload, size), OrderedDict())[row["implementation"]] = float(
+            rows.setdefault((row["workload"], int(row["n"])), {})[row["implementation"]] = float(
                 row["ns_per_item"])
-    return panels
+    return rows
 
 
-def svg(panels, title):
-    impls = []
-    for values in panels.values():
-        for name in values:
-            if name not in impls:
-                impls.append(name)
-    all_values = [v for values in panels.values() for v in values.values() if v > 0]
-    lo = 10 ** math.floor(math.log10(min(all_values)))
-    hi = 10 ** math.ceil(math.log10(max(all_values)))
-    bar, gap, panel_gap, left, top, height = 9, 1, 18, 60, 50, 260
-    width = left + len(panels) * (len(impls) * (bar + gap) + panel_gap) + 20
-    legend_h = 20 * ((len(impls) + 4) // 5)
-    total_h = top + height + 90 + legend_h
+def load_realdata(path):
+    """{(corpus, implementation, mode): mb_per_s}."""
+    out = {}
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            out[(row["corpus"], row["implementation"], row["mode"])] = float(row["mb_per_s"])
+    return out
 
-    def y(v):
-        return top + height - height * (math.log10(v) - math.log10(lo)) / (
-            math.log10(hi) - math.log10(lo))
 
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{total_h}" '
+def chart_rows(compare, realdata):
+    """[(section, label, speedup, color, tooltip)], top to bottom."""
+    rows = []
+    if realdata:
+        names = {"osm": "OSM PBF blocks", "mvt": "vector tiles"}
+        for corpus in ("osm", "mvt"):
+            for mode, words in MODES.items():
+                base = realdata.get((corpus, "protobuf", mode))
+                ours = realdata.get((corpus, "pbaccel", mode))
+                if base and ours:
+                    rows.append(("Real data: generated parser vs ParseFromString",
+                                 f"{names[corpus]}, {words}", ours / base, PBACCEL,
+                                 f"{ours:.0f} vs {base:.0f} MB/s"))
+            base = realdata.get((corpus, "protobuf", "reuse"))
+            refl = realdata.get((corpus, "pbaccel_reflection", "reuse"))
+            if base and refl:
+                rows.append(("Real data: generated parser vs ParseFromString",
+                             f"{names[corpus]}, reflection path", refl / base, REFLECTION,
+                             f"{refl:.0f} vs {base:.0f} MB/s"))
+        for corpus in ("osm", "mvt"):
+            base = realdata.get((corpus, "protozero", "view"))
+            ours = realdata.get((corpus, "pbaccel", "view"))
+            if base and ours:
+                rows.append(("Real data: zero-copy read of every packed field vs protozero",
+                             names[corpus], ours / base, PROTOZERO,
+                             f"{ours:.0f} vs {base:.0f} MB/s"))
+    for (workload, n), values in compare.items():
+        if workload.startswith("msg_") and values.get("protobuf") and values.get("pbaccel"):
+            rows.append(("Messages (per message, ParseMessage vs ParseFromString)", workload,
+                         values["protobuf"] / values["pbaccel"], PBACCEL,
+                         f"{values['pbaccel']:.4g} vs {values['protobuf']:.4g} ns/message"))
+            if values.get("pbaccel_reflection"):
+                rows.append(("Messages (per message, ParseMessage vs ParseFromString)",
+                             f"{workload}, reflection path",
+                             values["protobuf"] / values["pbaccel_reflection"], REFLECTION,
+                             f"{values['pbaccel_reflection']:.4g} vs {values['protobuf']:.4g} "
+                             "ns/message"))
+    sizes = sorted({n for (w, n) in compare if not w.startswith("msg_")})
+    for (workload, n), values in compare.items():
+        if workload.startswith("msg_") or not values.get("protobuf") or not values.get("pbaccel"):
+            continue
+        shade = SIZE_SHADES[min(sizes.index(n), len(SIZE_SHADES) - 1)]
+        rows.append(("Packed arrays (auto-selected kernel vs upstream, per integer)",
+                     f"{workload}, n = {n:,}", values["protobuf"] / values["pbaccel"], shade,
+                     f"{values['pbaccel']:.3g} vs {values['protobuf']:.3g} ns/integer"))
+    return rows, sizes
+
+
+def escape(s):
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def svg(rows, sizes, title, subtitle):
+    bar, pitch, section_gap = 12, 16, 30
+    left, right, top = 230, 70, 78
+    plot_w = 620
+    width = left + plot_w + right
+    lo = min(0.5, min(r[2] for r in rows) / 1.2)
+    hi = max(2.0, max(r[2] for r in rows) * 1.3)
+    lo, hi = 2 ** math.floor(math.log2(lo)), 2 ** math.ceil(math.log2(hi))
+
+    def x(v):
+        return left + plot_w * (math.log2(v) - math.log2(lo)) / (math.log2(hi) - math.log2(lo))
+
+    sections = OrderedDict()
+    for r in rows:
+        sections.setdefault(r[0], []).append(r)
+    height = top + sum(section_gap + pitch * len(rs) for rs in sections.values()) + 60
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'font-family="sans-serif" font-size="11">',
-           f'<rect width="100%" height="100%" fill="white"/>',
-           f'<text x="{left}" y="20" font-size="14">{title}</text>',
-           f'<text x="10" y="{top + height / 2}" transform="rotate(-90 10 {top + height / 2})">'
-           f'ns per item (log scale, lower is better)</text>']
-    decade = lo
-    while decade <= hi * 1.0001:
-        out.append(f'<line x1="{left}" x2="{width - 10}" y1="{y(decade):.1f}" y2="{y(decade):.1f}" '
-                   f'stroke="#ddd"/>')
-        out.append(f'<text x="{left - 5}" y="{y(decade) + 4:.1f}" text-anchor="end">{decade:g}</text>')
-        decade *= 10
-    x = left + 5
-    for (workload, size), values in panels.items():
-        start = x
-        for name in impls:
-            v = values.get(name)
-            if v:
-                out.append(f'<rect x="{x}" y="{y(v):.1f}" width="{bar}" height="{top + height - y(v):.1f}" '
-                           f'fill="{COLORS.get(name, "#000")}"><title>{workload} n={size} {name}: '
-                           f'{v:.3f} ns</title></rect>')
-            x += bar + gap
-        label = workload if workload.startswith("msg_") else workload
-        out.append(f'<text x="{(start + x) / 2:.1f}" y="{top + height + 14}" text-anchor="end" '
-                   f'transform="rotate(-35 {(start + x) / 2:.1f} {top + height + 14})">{label}</text>')
-        x += panel_gap
-    for i, name in enumerate(impls):
-        lx = left + (i % 5) * 150
-        ly = top + height + 70 + 20 * (i // 5)
-        out.append(f'<rect x="{lx}" y="{ly - 9}" width="10" height="10" fill="{COLORS.get(name, "#000")}"/>')
-        out.append(f'<text x="{lx + 14}" y="{ly}">{name}</text>')
+           '<rect width="100%" height="100%" fill="white"/>',
+           f'<text x="10" y="20" font-size="15" font-weight="bold">{escape(title)}</text>',
+           f'<text x="10" y="38" fill="#444">{escape(subtitle)}</text>',
+           f'<text x="{left}" y="{top - 14}" fill="#444">speedup over the baseline (log scale); '
+           f'right of the dashed line = faster than upstream</text>']
+    tick = lo
+    while tick <= hi * 1.0001:
+        style = 'stroke="#555" stroke-dasharray="4 3"' if tick == 1 else 'stroke="#e3e3e3"'
+        out.append(f'<line x1="{x(tick):.1f}" x2="{x(tick):.1f}" y1="{top - 8}" '
+                   f'y2="{height - 50}" {style}/>')
+        out.append(f'<text x="{x(tick):.1f}" y="{height - 36}" text-anchor="middle">{tick:g}x</text>')
+        tick *= 2
+    y = top
+    for name, rs in sections.items():
+        y += section_gap
+        out.append(f'<text x="10" y="{y - 10}" font-weight="bold">{escape(name)}</text>')
+        for _, label, speedup, color, tip in rs:
+            x0, x1 = x(1.0), x(speedup)
+            out.append(f'<text x="{left - 8}" y="{y + bar - 2}" text-anchor="end">{escape(label)}</text>')
+            out.append(f'<rect x="{min(x0, x1):.1f}" y="{y}" width="{abs(x1 - x0):.1f}" '
+                       f'height="{bar}" fill="{color}"><title>{escape(label)}: {speedup:.2f}x '
+                       f'({escape(tip)})</title></rect>')
+            anchor, lx = ("start", x1 + 4) if speedup >= 1 else ("end", x1 - 4)
+            out.append(f'<text x="{lx:.1f}" y="{y + bar - 2}" text-anchor="{anchor}">'
+                       f'{speedup:.2f}x</text>')
+            y += pitch
+    ly = height - 14
+    legend = [(PBACCEL, "pbaccel vs upstream protobuf"), (REFLECTION, "reflection path"),
+              (PROTOZERO, "pbaccel vs protozero")]
+    legend += [(SIZE_SHADES[min(i, len(SIZE_SHADES) - 1)], f"n = {n:,}") for i, n in enumerate(sizes)]
+    lx = 10
+    for color, text in legend:
+        out.append(f'<rect x="{lx}" y="{ly - 9}" width="10" height="10" fill="{color}"/>')
+        out.append(f'<text x="{lx + 14}" y="{ly}">{escape(text)}</text>')
+        lx += 22 + 6.2 * len(text)
     out.append("</svg>")
     return "\n".join(out)
 
 
-def markdown(path):
-    rows = OrderedDict()
+def markdown(compare):
     impls = []
-    with open(path, newline="") as f:
-        for row in csv.DictReader(f):
-            rows.setdefault((row["workload"], row["n"]), {})[row["implementation"]] = float(row["ns_per_item"])
-            if row["implementation"] not in impls:
-                impls.append(row["implementation"])
+    for values in compare.values():
+        for name in values:
+            if name not in impls:
+                impls.append(name)
     lines = ["| workload | n | " + " | ".join(impls) + " |", "|---|---:|" + "---:|" * len(impls)]
-    for (workload, n), values in rows.items():
+    for (workload, n), values in compare.items():
         base = values.get("protobuf")
         cells = []
         for name in impls:
@@ -117,24 +182,54 @@ def markdown(path):
     return "\n".join(lines) + "\n"
 
 
+def realdata_markdown(realdata):
+    """The README's real-data table: MB/s of the baseline and of pbaccel, and their ratio."""
+    lines = ["| corpus | what | mode | baseline MB/s | pbaccel MB/s | pbaccel vs baseline |",
+             "| --- | --- | --- | ---: | ---: | ---: |"]
+    for corpus, name in (("osm", "OSM"), ("mvt", "MVT")):
+        entries = [("generated parser vs `ParseFromString`", "protobuf", "pbaccel", mode)
+                   for mode in MODES]
+        entries.append(("`ParseMessage` without it (reflection)", "protobuf", "pbaccel_reflection",
+                        "reuse"))
+        entries.append(("zero-copy read of every packed field vs protozero", "protozero", "pbaccel",
+                        "view"))
+        for what, base_impl, impl, mode in entries:
+            base = realdata.get((corpus, base_impl, mode))
+            ours = realdata.get((corpus, impl, mode))
+            if base and ours:
+                words = MODES.get(mode, "view")
+                lines.append(f"| {name} | {what} | {words} | {base:,.0f} | {ours:,.0f} | "
+                             f"{ours / base:.2f}x |")
+    return "\n".join(lines) + "\n"
+
+
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("csv")
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("csv", help="//bench:compare --csv output")
     parser.add_argument("svg")
-    parser.add_argument("--n", type=int, default=1048576)
-    parser.add_argument("--title", default=None)
-    parser.add_argument("--markdown", default=None,
-                        help="also write a markdown table of every row: ns/item and speedup over protobuf")
+    parser.add_argument("--realdata", help="//bench:realdata --csv output (the chart's first rows)")
+    parser.add_argument("--machine", required=True,
+                        help="the CPU the CSVs were measured on, named in the chart")
+    parser.add_argument("--title", default="pbaccel: speedup over upstream protobuf")
+    parser.add_argument("--markdown", help="also write compare's full table (every kernel)")
+    parser.add_argument("--realdata-markdown", help="also write the real-data table")
     args = parser.parse_args()
-    panels = load(args.csv, args.n)
-    if not panels:
-        sys.exit(f"chart.py: no rows for n={args.n} in {args.csv}")
-    title = args.title or f"pbaccel vs upstream protobuf: payload workloads at n={args.n}, message workloads per message"
+    compare = load_compare(args.csv)
+    realdata = load_realdata(args.realdata) if args.realdata else {}
+    rows, sizes = chart_rows(compare, realdata)
+    if not rows:
+        sys.exit(f"chart.py: no rows with both upstream and pbaccel in {args.csv}")
+    subtitle = (f"Measured on {args.machine}; each ratio from one run "
+                "(//bench:realdata, //bench:compare). Hover a bar for the absolute numbers.")
     with open(args.svg, "w") as f:
-        f.write(svg(panels, title))
+        f.write(svg(rows, sizes, args.title, subtitle))
     if args.markdown:
         with open(args.markdown, "w") as f:
-            f.write(markdown(args.csv))
+            f.write(markdown(compare))
+    if args.realdata_markdown and realdata:
+        with open(args.realdata_markdown, "w") as f:
+            f.write(realdata_markdown(realdata))
 
 
 if __name__ == "__main__":

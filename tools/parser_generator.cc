@@ -110,9 +110,31 @@ class MessageWriter {
     out_->Print(vars,
                 "// $name$\n"
                 "const char* MergeFields(const char* p, const char* end, $class$* msg,\n"
-                "                        Context* ctx, int budget) {\n"
-                "  while (p < end) {\n"
-                "    const char* const field = p;\n");
+                "                        Context* ctx, int budget, bool reuse) {\n");
+    // Parsing in place of old contents (reuse; generated_parser.h): the repeated message and
+    // string fields parsed here keep their old elements through the Clear() and reuse them.
+    std::vector<const FieldDescriptor*> reusable;
+    for (int i = 0; i < d_->field_count(); ++i) {
+      if (Reusable(d_->field(i))) reusable.push_back(d_->field(i));
+    }
+    if (reusable.empty()) {
+      out_->Print("  if (reuse) msg->Clear();\n");
+    } else {
+      std::string fields;
+      for (const FieldDescriptor* f : reusable)
+        fields += ", msg->mutable_" + cpp::FieldName(f) + "()";
+      out_->Print("  if (reuse) ClearKeeping(msg$fields$);\n", "fields", fields);
+      for (const FieldDescriptor* f : reusable) {
+        out_->Print("  ReusedElements<$type$> $field$_elements(msg->mutable_$field$(), reuse);\n",
+                    "type",
+                    f->message_type() != nullptr ? cpp::QualifiedClassName(f->message_type())
+                                                 : "std::string",
+                    "field", cpp::FieldName(f));
+      }
+    }
+    out_->Print(
+        "  while (p < end) {\n"
+        "    const char* const field = p;\n");
     // The cases, at their final indentation (inside the while and the switch); a type with no
     // field parsed here gets no switch at all.
     std::string cases;
@@ -134,13 +156,27 @@ class MessageWriter {
         "    // Everything else: upstream's parser, one field.\n"
         "    p = Delegate(field, end, msg, ctx, budget);\n"
         "    if (p == nullptr) return nullptr;\n");
+    out_->Print("  }\n");
+    for (const FieldDescriptor* f : reusable) {
+      out_->Print("  $field$_elements.Finish();\n", "field", cpp::FieldName(f));
+    }
     out_->Print(
-        "  }\n"
         "  return p;\n"
         "}\n\n");
   }
 
  private:
+  // The repeated fields whose old elements a parse in place reuses: those parsed here that hold
+  // pointers (submessages with a generated parser, strings and bytes).
+  bool Reusable(const FieldDescriptor* f) const {
+    if (!f->is_repeated() || f->is_map() || f->options().weak() ||
+        f->options().ctype() != google::protobuf::FieldOptions::STRING) {
+      return false;
+    }
+    if (f->type() == FieldDescriptor::TYPE_MESSAGE) return generated_.count(f->message_type()) != 0;
+    return f->cpp_type() == FieldDescriptor::CPPTYPE_STRING;
+  }
+
   void WriteField(const FieldDescriptor* f, Printer* out) {
     // Left to upstream (no case: Delegate takes them): maps, groups, weak fields, fields stored as
     // Cord or StringPiece, and submessages without a generated parser.
@@ -154,41 +190,49 @@ class MessageWriter {
         if (generated_.count(f->message_type()) == 0) return;
         vars["tag"] = std::to_string(Tag(f, 2));
         vars["number"] = std::to_string(f->number());
-        vars["sub"] =
-            f->is_repeated() ? "add_" + cpp::FieldName(f) : "mutable_" + cpp::FieldName(f);
         out->Print(vars,
                    "case $tag$: {  // $decl$\n"
                    "  const char* payload_end;\n"
                    "  const char* payload = ReadLength(p, end, &payload_end);\n"
                    "  if (payload == nullptr) break;\n"
-                   "  if (!CanNest(budget)) return NestedTooDeep(field, $number$, *msg, ctx);\n"
-                   "  if (MergeFields(payload, payload_end, msg->$sub$(), ctx, budget - 1) == "
-                   "nullptr) {\n"
-                   "    return nullptr;\n"
-                   "  }\n"
-                   "  p = payload_end;\n"
-                   "  continue;\n"
-                   "}\n");
+                   "  if (!CanNest(budget)) return NestedTooDeep(field, $number$, *msg, ctx);\n");
+        if (f->is_repeated()) {
+          out->Print(vars,
+                     "  bool old;\n"
+                     "  auto* sub = $field$_elements.Next(&old);\n"
+                     "  if (MergeFields(payload, payload_end, sub, ctx, budget - 1, old) == "
+                     "nullptr) {\n");
+        } else {
+          out->Print(vars,
+                     "  if (MergeFields(payload, payload_end, msg->mutable_$field$(), ctx, "
+                     "budget - 1, false) == nullptr) {\n");
+        }
+        out->Print(
+            "    return nullptr;\n"
+            "  }\n"
+            "  p = payload_end;\n"
+            "  continue;\n"
+            "}\n");
         return;
       }
       case FieldDescriptor::CPPTYPE_STRING: {
         vars["tag"] = std::to_string(Tag(f, 2));
-        vars["target"] =
-            f->is_repeated() ? "add_" + cpp::FieldName(f) : "mutable_" + cpp::FieldName(f);
+        vars["target"] = Reusable(f)        ? cpp::FieldName(f) + "_elements.Next()"
+                         : f->is_repeated() ? "msg->add_" + cpp::FieldName(f) + "()"
+                                            : "msg->mutable_" + cpp::FieldName(f) + "()";
         // proto3 `string`: upstream rejects invalid UTF-8 (bytes, and proto2, are not checked).
         vars["check"] = f->type() == FieldDescriptor::TYPE_STRING && IsProto3(f->file())
                             ? " || !ValidUtf8(payload, payload_end)"
                             : "";
-        out->Print(
-            vars,
-            "case $tag$: {  // $decl$\n"
-            "  const char* payload_end;\n"
-            "  const char* payload = ReadLength(p, end, &payload_end);\n"
-            "  if (payload == nullptr$check$) break;\n"
-            "  msg->$target$()->assign(payload, static_cast<size_t>(payload_end - payload));\n"
-            "  p = payload_end;\n"
-            "  continue;\n"
-            "}\n");
+        out->Print(vars,
+                   "case $tag$: {  // $decl$\n"
+                   "  const char* payload_end;\n"
+                   "  const char* payload = ReadLength(p, end, &payload_end);\n"
+                   "  if (payload == nullptr$check$) break;\n"
+                   "  $target$->assign(payload, static_cast<size_t>(payload_end - payload));\n"
+                   "  p = payload_end;\n"
+                   "  continue;\n"
+                   "}\n");
         return;
       }
       default: break;
@@ -313,7 +357,7 @@ void WriteHeader(const FileDescriptor* file, GeneratorContext* context) {
   for (const Descriptor* d : messages) {
     out.Print(
         "const char* MergeFields(const char* p, const char* end, $class$* msg,\n"
-        "                        Context* ctx, int budget);\n",
+        "                        Context* ctx, int budget, bool reuse);\n",
         "class", cpp::QualifiedClassName(d));
   }
   out.Print(
