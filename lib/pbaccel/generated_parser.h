@@ -221,7 +221,8 @@ inline bool ParsePackedFixed(const char* p, const char* end,
 // Clears `msg` except the given repeated fields (its reusable ones), which keep their old
 // elements. A message on an arena is simply cleared (setting its fields aside would copy them).
 template <typename... Fields>
-ABSL_ATTRIBUTE_NOINLINE void ClearKeeping(google::protobuf::MessageLite* msg, Fields*... fields) {
+ABSL_ATTRIBUTE_NOINLINE void ClearKeepingElements(google::protobuf::MessageLite* msg,
+                                                  Fields*... fields) {
   if (msg->GetArena() != nullptr) {
     msg->Clear();
     return;
@@ -230,6 +231,16 @@ ABSL_ATTRIBUTE_NOINLINE void ClearKeeping(google::protobuf::MessageLite* msg, Fi
   std::apply([&](auto&... k) { (k.UnsafeArenaSwap(fields), ...); }, kept);  // Both on the heap.
   msg->Clear();
   std::apply([&](auto&... k) { (k.UnsafeArenaSwap(fields), ...); }, kept);
+}
+
+// With every such field empty there is nothing to keep: a plain Clear().
+template <typename... Fields>
+inline void ClearKeeping(google::protobuf::MessageLite* msg, Fields*... fields) {
+  if ((fields->empty() && ...)) {
+    msg->Clear();
+  } else {
+    ClearKeepingElements(msg, fields...);
+  }
 }
 
 // One reusable repeated field of the message being parsed: Next() gives the field's next element,
