@@ -105,7 +105,7 @@ def escape(s):
 
 def svg(rows, sizes, title, subtitle):
     bar, pitch, section_gap = 12, 16, 30
-    left, right, top = 230, 70, 78
+    left, right, top = 230, 70, 92
     plot_w = 620
     width = left + plot_w + right
     lo = min(0.5, min(r[2] for r in rows) / 1.2)
@@ -123,7 +123,8 @@ def svg(rows, sizes, title, subtitle):
            f'font-family="sans-serif" font-size="11">',
            '<rect width="100%" height="100%" fill="white"/>',
            f'<text x="10" y="20" font-size="15" font-weight="bold">{escape(title)}</text>',
-           f'<text x="10" y="38" fill="#444">{escape(subtitle)}</text>',
+           f'<text x="10" y="38" fill="#444">{escape(subtitle[0])}</text>',
+           f'<text x="10" y="54" fill="#444">{escape(subtitle[1])}</text>',
            f'<text x="{left}" y="{top - 14}" fill="#444">speedup over the baseline (log scale); '
            f'right of the dashed line = faster than upstream</text>']
     tick = lo
@@ -160,6 +161,14 @@ def svg(rows, sizes, title, subtitle):
     return "\n".join(out)
 
 
+def number(v):
+    """Three significant digits, without exponents: 0.0517, 3.39, 327, 3,780, 48,900."""
+    if v >= 1000:
+        digits = len(str(int(v)))
+        return f"{round(v, 3 - digits):,.0f}"
+    return f"{v:.3g}"
+
+
 def markdown(compare):
     impls = []
     for values in compare.values():
@@ -175,9 +184,9 @@ def markdown(compare):
             if v is None:
                 cells.append("")
             elif base and name != "protobuf":
-                cells.append(f"{v:.3g} ({base / v:.1f}x)")
+                cells.append(f"{number(v)} ({base / v:.1f}x)")
             else:
-                cells.append(f"{v:.3g}")
+                cells.append(number(v))
         lines.append(f"| {workload} | {n} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -220,8 +229,9 @@ def main():
     rows, sizes = chart_rows(compare, realdata)
     if not rows:
         sys.exit(f"chart.py: no rows with both upstream and pbaccel in {args.csv}")
-    subtitle = (f"Measured on {args.machine}; each ratio from one run "
-                "(//bench:realdata, //bench:compare). Hover a bar for the absolute numbers.")
+    subtitle = (f"Measured on {args.machine}.",
+                "Each ratio is from one run (//bench:realdata, //bench:compare); hover a bar for "
+                "the absolute numbers.")
     with open(args.svg, "w") as f:
         f.write(svg(rows, sizes, args.title, subtitle))
     if args.markdown:
