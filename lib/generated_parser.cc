@@ -359,6 +359,11 @@ bool RegisterParsers(const Registration* parsers, size_t n) {
   return true;
 }
 
+MergeFn LinkedParser(const MessageLite& prototype) {
+  const auto* full = dynamic_cast<const google::protobuf::Message*>(&prototype);
+  return full == nullptr ? nullptr : Registry::Get().Find(full->GetDescriptor()).merge;
+}
+
 MergeFn FindGeneratedParser(const google::protobuf::Message& msg) {
   const google::protobuf::Descriptor* descriptor = msg.GetDescriptor();
   // A server parses the same type over and over: remember the last answer per thread.

@@ -21,6 +21,7 @@
 #include "pbaccel/testing/every_kernel.h"
 #include "pbaccel/testing/wire_builder.h"
 #include "pbaccel/testing/workloads.h"
+#include "proto/cross_target.pbaccel.h"
 #include "proto/parser_test2.pbaccel.h"
 #include "proto/parser_test2_lite.pbaccel.h"
 #include "proto/parser_test3.pbaccel.h"
@@ -87,6 +88,32 @@ TEST(GeneratedParserTest, ErrorsNameTheInnermostField) {
   const absl::Status lite_status = ParseMessage(input, &lite);
   EXPECT_THAT(std::string(lite_status.message()), HasSubstr("field 2 of pbaccel.test3lite.Level2"));
   EXPECT_FALSE(lite.ParseFromString(input));
+}
+
+// pbaccel.cross.Outer's submessages are of types another target generates (parser_test3): its
+// parser hands them to theirs (linked here), so an error inside one is named by the inner
+// message's parser (the innermost field), where upstream, given the whole field, would name
+// Outer's. And random messages agree with upstream, through both overloads.
+TEST(GeneratedParserTest, SubmessagesOfAnotherTargetsTypesUseTheirGeneratedParser) {
+  std::string deltas;  // Level2.deltas (2): packed, ends inside a varint.
+  testing::AppendTag(2, 2, &deltas);
+  deltas += "\x03\x01\x02\x80";
+  std::string input;  // Outer.single (2) { deltas }.
+  testing::AppendTag(2, 2, &input);
+  testing::AppendVarint(deltas.size(), &input);
+  input += deltas;
+  cross::Outer outer;
+  const absl::Status s = ParseMessage(input, &outer);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("pbaccel.test3.Level2.deltas (field 2)")) << s;
+  EXPECT_FALSE(outer.ParseFromString(input));
+
+  testing::DifferentialOptions options;
+  options.iterations = 25;
+  const testing::DifferentialReport report =
+      testing::RunDifferential(cross::Outer::default_instance(), options);
+  EXPECT_TRUE(report.generated_parser);
+  EXPECT_GT(report.valid_cases, 0u);
+  for (const std::string& f : report.failures) ADD_FAILURE() << f;
 }
 
 // Past the recursion limit only the generated parser says how deep the limit is (NestedTooDeep;

@@ -108,9 +108,10 @@ def pbaccel_cc_parser(name, srcs, deps, **kwargs):
     Args:
       name: the cc_library's name.
       srcs: proto_library targets, declared in this package.
-      deps: their cc_proto_library targets (and the pbaccel_cc_parser libraries of imported files
-        whose parsers should be called for submessages; without them such submessages are parsed
-        by upstream).
+      deps: their cc_proto_library targets, and the pbaccel_cc_parser libraries of imported files
+        if you want their generated parsers for submessages of their types (looked up at run time:
+        any such parser linked into the program is used; full-runtime types only; without one,
+        upstream parses those submessages).
       **kwargs: passed to the cc_library (visibility, testonly, ...).
     """
     codegen = name + "_codegen"

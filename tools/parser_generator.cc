@@ -187,7 +187,10 @@ class MessageWriter {
               {"add_or_set", f->is_repeated() ? "add_" : "set_"}};
     switch (f->cpp_type()) {
       case FieldDescriptor::CPPTYPE_MESSAGE: {
-        if (generated_.count(f->message_type()) == 0) return;
+        if (generated_.count(f->message_type()) == 0) {
+          WriteLinkedMessage(f, vars, out);
+          return;
+        }
         vars["tag"] = std::to_string(Tag(f, 2));
         vars["number"] = std::to_string(f->number());
         out->Print(vars,
@@ -282,6 +285,32 @@ class MessageWriter {
     } else if (f->is_repeated()) {
       WritePacked(f, vars, kind.packed, out);
     }
+  }
+
+  // A submessage whose type this file does not generate (another file's, e.g. another
+  // pbaccel_cc_parser target's): parsed by that type's generated parser if one is linked into the
+  // program (looked up once, in the registry of full-runtime types), else handed to upstream.
+  // LITE_RUNTIME types are not registered: always upstream's.
+  static void WriteLinkedMessage(const FieldDescriptor* f, Vars vars, Printer* out) {
+    if (IsLite(f->message_type()->file())) return;
+    vars["tag"] = std::to_string(Tag(f, 2));
+    vars["number"] = std::to_string(f->number());
+    vars["sub_class"] = cpp::QualifiedClassName(f->message_type());
+    vars["sub"] = (f->is_repeated() ? "add_" : "mutable_") + cpp::FieldName(f);
+    out->Print(vars,
+               "case $tag$: {  // $decl$, if its parser is linked\n"
+               "  static const MergeFn merge = LinkedParser($sub_class$::default_instance());\n"
+               "  const char* payload_end;\n"
+               "  const char* payload = ReadLength(p, end, &payload_end);\n"
+               "  if (merge == nullptr || payload == nullptr) break;\n"
+               "  if (!CanNest(budget)) return NestedTooDeep(field, $number$, *msg, ctx);\n"
+               "  if (merge(payload, payload_end, msg->$sub$(), ctx, budget - 1, false) == "
+               "nullptr) {\n"
+               "    return nullptr;\n"
+               "  }\n"
+               "  p = payload_end;\n"
+               "  continue;\n"
+               "}\n");
   }
 
   // The C++ test that the int `value` is a number of the closed enum `e`: a range test when its

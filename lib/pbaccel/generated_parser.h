@@ -279,6 +279,11 @@ class ReusedElements {
 const char* Delegate(const char* field, const char* end, google::protobuf::MessageLite* msg,
                      Context* ctx, int budget);
 
+// The generated parser of the type of `prototype` (a default instance) if one is linked into the
+// program (registered; full-runtime types only), else nullptr. For submessages of types that
+// another file's generated code parses; call it once per call site (it looks up the registry).
+MergeFn LinkedParser(const google::protobuf::MessageLite& prototype);
+
 // Whether a submessage may be entered with `budget` nesting levels left. If not, the whole parse
 // fails, as upstream's does past its recursion limit: NestedTooDeep records that in ctx (the
 // field `number` of `msg`, its tag at `field`) and returns nullptr, without the stack a hand-over
