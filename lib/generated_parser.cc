@@ -365,17 +365,19 @@ MergeFn LinkedParser(const MessageLite& prototype) {
 }
 
 MergeFn FindGeneratedParser(const google::protobuf::Message& msg) {
-  const google::protobuf::Descriptor* descriptor = msg.GetDescriptor();
-  // A server parses the same type over and over: remember the last answer per thread.
-  thread_local const google::protobuf::Descriptor* last_descriptor = nullptr;
-  thread_local Registration last{};
-  if (descriptor != last_descriptor) {
-    last = Registry::Get().Find(descriptor);
-    last_descriptor = descriptor;
-  }
+  // A server parses the same type over and over: remember the last answer per thread, by the
+  // message's C++ class (no descriptor lookup on the way). The class decides the answer: a
+  // generated class (final) has one descriptor and maybe a parser; any other class
+  // (DynamicMessage, whatever its descriptor) has none.
+  thread_local const std::type_info* last_type = nullptr;
+  thread_local MergeFn last_merge = nullptr;
+  const std::type_info& type = typeid(msg);
+  if (&type == last_type) return last_merge;
+  const Registration found = Registry::Get().Find(msg.GetDescriptor());
   // The same descriptor can also describe a DynamicMessage: only the generated class itself.
-  if (last.merge == nullptr || typeid(msg) != typeid(*last.prototype)) return nullptr;
-  return last.merge;
+  last_merge = found.merge != nullptr && type == typeid(*found.prototype) ? found.merge : nullptr;
+  last_type = &type;
+  return last_merge;
 }
 
 }  // namespace gen
