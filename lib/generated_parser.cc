@@ -359,11 +359,6 @@ bool RegisterParsers(const Registration* parsers, size_t n) {
   return true;
 }
 
-MergeFn LinkedParser(const MessageLite& prototype) {
-  const auto* full = dynamic_cast<const google::protobuf::Message*>(&prototype);
-  return full == nullptr ? nullptr : Registry::Get().Find(full->GetDescriptor()).merge;
-}
-
 MergeFn FindGeneratedParser(const google::protobuf::Message& msg) {
   // A server parses the same type over and over: remember the last answer per thread, by the
   // message's C++ class (no descriptor lookup on the way). The class decides the answer: a
@@ -378,6 +373,11 @@ MergeFn FindGeneratedParser(const google::protobuf::Message& msg) {
   last_merge = found.merge != nullptr && type == typeid(*found.prototype) ? found.merge : nullptr;
   last_type = &type;
   return last_merge;
+}
+
+MergeFn LinkedParser(const MessageLite& prototype) {
+  const auto* full = dynamic_cast<const google::protobuf::Message*>(&prototype);
+  return full == nullptr ? nullptr : FindGeneratedParser(*full);
 }
 
 }  // namespace gen

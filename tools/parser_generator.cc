@@ -186,38 +186,7 @@ class MessageWriter {
               {"decl", DeclarationOf(f)},
               {"add_or_set", f->is_repeated() ? "add_" : "set_"}};
     switch (f->cpp_type()) {
-      case FieldDescriptor::CPPTYPE_MESSAGE: {
-        if (generated_.count(f->message_type()) == 0) {
-          WriteLinkedMessage(f, vars, out);
-          return;
-        }
-        vars["tag"] = std::to_string(Tag(f, 2));
-        vars["number"] = std::to_string(f->number());
-        out->Print(vars,
-                   "case $tag$: {  // $decl$\n"
-                   "  const char* payload_end;\n"
-                   "  const char* payload = ReadLength(p, end, &payload_end);\n"
-                   "  if (payload == nullptr) break;\n"
-                   "  if (!CanNest(budget)) return NestedTooDeep(field, $number$, *msg, ctx);\n");
-        if (f->is_repeated()) {
-          out->Print(vars,
-                     "  bool old;\n"
-                     "  auto* sub = $field$_elements.Next(&old);\n"
-                     "  if (MergeFields(payload, payload_end, sub, ctx, budget - 1, old) == "
-                     "nullptr) {\n");
-        } else {
-          out->Print(vars,
-                     "  if (MergeFields(payload, payload_end, msg->mutable_$field$(), ctx, "
-                     "budget - 1, false) == nullptr) {\n");
-        }
-        out->Print(
-            "    return nullptr;\n"
-            "  }\n"
-            "  p = payload_end;\n"
-            "  continue;\n"
-            "}\n");
-        return;
-      }
+      case FieldDescriptor::CPPTYPE_MESSAGE: WriteMessage(f, vars, out); return;
       case FieldDescriptor::CPPTYPE_STRING: {
         vars["tag"] = std::to_string(Tag(f, 2));
         vars["target"] = Reusable(f)        ? cpp::FieldName(f) + "_elements.Next()"
@@ -287,25 +256,40 @@ class MessageWriter {
     }
   }
 
-  // A submessage whose type this file does not generate (another file's, e.g. another
-  // pbaccel_cc_parser target's): parsed by that type's generated parser if one is linked into the
-  // program (looked up once, in the registry of full-runtime types), else handed to upstream.
-  // LITE_RUNTIME types are not registered: always upstream's.
-  static void WriteLinkedMessage(const FieldDescriptor* f, Vars vars, Printer* out) {
-    if (IsLite(f->message_type()->file())) return;
+  // A submessage, parsed by its type's generated parser: this file's, called directly (a repeated
+  // field's old elements reused, ReusedElements); or another file's (e.g. another
+  // pbaccel_cc_parser target's) if one is linked into the program, looked up once in the registry
+  // of full-runtime types, else the field is handed to upstream. Another file's LITE_RUNTIME types
+  // are not registered: always upstream's (no case).
+  void WriteMessage(const FieldDescriptor* f, Vars vars, Printer* out) const {
+    const bool here = generated_.count(f->message_type()) != 0;
+    if (!here && IsLite(f->message_type()->file())) return;
     vars["tag"] = std::to_string(Tag(f, 2));
     vars["number"] = std::to_string(f->number());
     vars["sub_class"] = cpp::QualifiedClassName(f->message_type());
-    vars["sub"] = (f->is_repeated() ? "add_" : "mutable_") + cpp::FieldName(f);
+    out->Print(vars, here ? "case $tag$: {  // $decl$\n"
+                          : "case $tag$: {  // $decl$, if its parser is linked\n"
+                            "  static const MergeFn merge = "
+                            "LinkedParser($sub_class$::default_instance());\n");
+    vars["merge"] = here ? "MergeFields" : "merge";
+    vars["linked"] = here ? "" : "merge == nullptr || ";
     out->Print(vars,
-               "case $tag$: {  // $decl$, if its parser is linked\n"
-               "  static const MergeFn merge = LinkedParser($sub_class$::default_instance());\n"
                "  const char* payload_end;\n"
                "  const char* payload = ReadLength(p, end, &payload_end);\n"
-               "  if (merge == nullptr || payload == nullptr) break;\n"
-               "  if (!CanNest(budget)) return NestedTooDeep(field, $number$, *msg, ctx);\n"
-               "  if (merge(payload, payload_end, msg->$sub$(), ctx, budget - 1, false) == "
-               "nullptr) {\n"
+               "  if ($linked$payload == nullptr) break;\n"
+               "  if (!CanNest(budget)) return NestedTooDeep(field, $number$, *msg, ctx);\n");
+    if (Reusable(f)) {
+      out->Print(vars,
+                 "  bool old;\n"
+                 "  auto* sub = $field$_elements.Next(&old);\n");
+      vars["sub"] = "sub";
+      vars["old"] = "old";
+    } else {
+      vars["sub"] = (f->is_repeated() ? "msg->add_" : "msg->mutable_") + cpp::FieldName(f) + "()";
+      vars["old"] = "false";
+    }
+    out->Print(vars,
+               "  if ($merge$(payload, payload_end, $sub$, ctx, budget - 1, $old$) == nullptr) {\n"
                "    return nullptr;\n"
                "  }\n"
                "  p = payload_end;\n"
