@@ -34,7 +34,6 @@
 #include <thread>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "bench/realdata_corpus.h"
 #include "bench/timing.h"
 #include "examples/feature_requests.h"
@@ -213,14 +212,13 @@ int Main(int argc, char** argv) {
          return status.ok() ? reply.checksum() | 1 : 0;
        }}};
 
-  const CpuInfo& cpu_info = DetectedCpu();
-  const std::string cpu = cpu_info.brand + " (" + CpuVendorName(cpu_info.vendor) + " family 0x" +
-                          absl::StrCat(absl::Hex(cpu_info.family)) + " model 0x" +
-                          absl::StrCat(absl::Hex(cpu_info.model)) + ")";
+  // "CPU: <brand> (vendor, family, model)": DescribeCpu's first line.
+  const std::string cpu_report = DescribeCpu(DetectedCpu());
+  const std::string cpu = cpu_report.substr(0, cpu_report.find('\n'));
   if (csv) {
     std::printf("section,request,bytes,switch,server_cpu_ns_per_request,requests_per_s\n");
   } else {
-    std::printf("gRPC %s, %d client threads on 127.0.0.1, CPU: %s, pbaccel kernel %s\n",
+    std::printf("gRPC %s, %d client threads on 127.0.0.1, %s, pbaccel kernel %s\n",
                 grpc::Version().c_str(), kClientThreads, cpu.c_str(),
                 std::string(ActiveKernelName()).c_str());
     std::printf("%-7s %-6s %9s %-7s %18s %14s %13s %9s\n", "section", "request", "bytes", "switch",
@@ -268,11 +266,15 @@ int Main(int argc, char** argv) {
 
   // In-process deserialization through the MessageLite traits (sync unary handlers' call).
   const std::string batch_bytes = batch.SerializeAsString();
+  FeatureBatch fb;
+  vector_tile::Tile tile;
   struct Input {
     const char* name;
     std::vector<std::string> messages;
+    google::protobuf::MessageLite* msg;  // Each is parsed into (reused).
   };
-  const std::vector<Input> inputs = {{"batch", {batch_bytes}}, {"tiles", mvt->messages}};
+  const std::vector<Input> inputs = {{"batch", {batch_bytes}, &fb},
+                                     {"tiles", mvt->messages, &tile}};
   for (const Input& input : inputs) {
     for (const size_t slice : {size_t{0}, size_t{16384}}) {
       std::vector<grpc::ByteBuffer> buffers;
@@ -281,18 +283,14 @@ int Main(int argc, char** argv) {
         buffers.push_back(ToBuffer(m, slice == 0 ? m.size() : slice));
         bytes += m.size();
       }
-      FeatureBatch fb;
-      vector_tile::Tile tile;
       auto run = [&](bool sw) {
         return [&, sw] {
           SetGrpcSwitch(sw);
           int ok = 0;
           for (const grpc::ByteBuffer& b : buffers) {
             grpc::ByteBuffer copy(b);  // Shares the slices (reference counted).
-            google::protobuf::MessageLite* msg =
-                input.messages.size() == 1 ? static_cast<google::protobuf::MessageLite*>(&fb)
-                                           : &tile;
-            ok += grpc::SerializationTraits<grpc::protobuf::MessageLite>::Deserialize(&copy, msg)
+            ok += grpc::SerializationTraits<grpc::protobuf::MessageLite>::Deserialize(&copy,
+                                                                                      input.msg)
                       .ok();
           }
           return ok;

@@ -30,6 +30,13 @@ REFLECTION = "#ff9896"     # ParseMessage without generated parsers.
 SIZE_SHADES = ["#fdd0a2", "#fdae6b", "#f16913", "#a63603", "#7f2704"]  # small n -> large n.
 MODES = OrderedDict([("reuse", "messages reused"), ("fresh", "fresh message"),
                      ("arena", "fresh arena")])
+PARSERS_SECTION = "Real data: generated parser vs ParseFromString"
+# //bench:realdata's corpora: (name in the chart, name in the table).
+CORPORA = OrderedDict([("osm", ("OSM PBF blocks", "OSM")), ("mvt", ("vector tiles", "MVT"))])
+# The real-data comparisons: (kind, baseline implementation, pbaccel's implementation, mode).
+REALDATA_COMPARISONS = ([("generated", "protobuf", "pbaccel", mode) for mode in MODES] +
+                        [("reflection", "protobuf", "pbaccel_reflection", "reuse"),
+                         ("view", "protozero", "pbaccel", "view")])
 
 
 def load_compare(path):
@@ -51,32 +58,29 @@ def load_realdata(path):
     return out
 
 
+def realdata_ratios(realdata):
+    """(corpus, kind, mode, baseline MB/s, pbaccel MB/s) of every real-data comparison present."""
+    for corpus in CORPORA:
+        for kind, base_impl, impl, mode in REALDATA_COMPARISONS:
+            base = realdata.get((corpus, base_impl, mode))
+            ours = realdata.get((corpus, impl, mode))
+            if base and ours:
+                yield corpus, kind, mode, base, ours
+
+
 def chart_rows(compare, realdata):
     """[(section, label, speedup, color, tooltip)], top to bottom."""
     rows = []
-    if realdata:
-        names = {"osm": "OSM PBF blocks", "mvt": "vector tiles"}
-        for corpus in ("osm", "mvt"):
-            for mode, words in MODES.items():
-                base = realdata.get((corpus, "protobuf", mode))
-                ours = realdata.get((corpus, "pbaccel", mode))
-                if base and ours:
-                    rows.append(("Real data: generated parser vs ParseFromString",
-                                 f"{names[corpus]}, {words}", ours / base, PBACCEL,
-                                 f"{ours:.0f} vs {base:.0f} MB/s"))
-            base = realdata.get((corpus, "protobuf", "reuse"))
-            refl = realdata.get((corpus, "pbaccel_reflection", "reuse"))
-            if base and refl:
-                rows.append(("Real data: generated parser vs ParseFromString",
-                             f"{names[corpus]}, reflection path", refl / base, REFLECTION,
-                             f"{refl:.0f} vs {base:.0f} MB/s"))
-        for corpus in ("osm", "mvt"):
-            base = realdata.get((corpus, "protozero", "view"))
-            ours = realdata.get((corpus, "pbaccel", "view"))
-            if base and ours:
-                rows.append(("Real data: zero-copy read of every packed field vs protozero",
-                             names[corpus], ours / base, PROTOZERO,
-                             f"{ours:.0f} vs {base:.0f} MB/s"))
+    for corpus, kind, mode, base, ours in realdata_ratios(realdata):
+        name = CORPORA[corpus][0]
+        if kind == "view":
+            section, label, color = ("Real data: zero-copy read of every packed field vs protozero",
+                                     name, PROTOZERO)
+        elif kind == "reflection":
+            section, label, color = (PARSERS_SECTION, f"{name}, reflection path", REFLECTION)
+        else:
+            section, label, color = (PARSERS_SECTION, f"{name}, {MODES[mode]}", PBACCEL)
+        rows.append((section, label, ours / base, color, f"{ours:.0f} vs {base:.0f} MB/s"))
     for (workload, n), values in compare.items():
         if workload.startswith("msg_") and values.get("protobuf") and values.get("pbaccel"):
             rows.append(("Messages (per message, ParseMessage vs ParseFromString)", workload,
@@ -193,22 +197,14 @@ def markdown(compare):
 
 def realdata_markdown(realdata):
     """The README's real-data table: MB/s of the baseline and of pbaccel, and their ratio."""
+    what = {"generated": "generated parser vs `ParseFromString`",
+            "reflection": "`ParseMessage` without it (reflection)",
+            "view": "zero-copy read of every packed field vs protozero"}
     lines = ["| corpus | what | mode | baseline MB/s | pbaccel MB/s | pbaccel vs baseline |",
              "| --- | --- | --- | ---: | ---: | ---: |"]
-    for corpus, name in (("osm", "OSM"), ("mvt", "MVT")):
-        entries = [("generated parser vs `ParseFromString`", "protobuf", "pbaccel", mode)
-                   for mode in MODES]
-        entries.append(("`ParseMessage` without it (reflection)", "protobuf", "pbaccel_reflection",
-                        "reuse"))
-        entries.append(("zero-copy read of every packed field vs protozero", "protozero", "pbaccel",
-                        "view"))
-        for what, base_impl, impl, mode in entries:
-            base = realdata.get((corpus, base_impl, mode))
-            ours = realdata.get((corpus, impl, mode))
-            if base and ours:
-                words = MODES.get(mode, "view")
-                lines.append(f"| {name} | {what} | {words} | {base:,.0f} | {ours:,.0f} | "
-                             f"{ours / base:.2f}x |")
+    for corpus, kind, mode, base, ours in realdata_ratios(realdata):
+        lines.append(f"| {CORPORA[corpus][1]} | {what[kind]} | {MODES.get(mode, 'view')} | "
+                     f"{base:,.0f} | {ours:,.0f} | {ours / base:.2f}x |")
     return "\n".join(lines) + "\n"
 
 
