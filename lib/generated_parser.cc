@@ -45,56 +45,10 @@ namespace {
 using google::protobuf::MessageLite;
 using google::protobuf::RepeatedField;
 using internal::FormatTraits;
+using internal::StoreOneByteValues;
 using internal::VarintFormat;
 
 // --- The short packed path -----------------------------------------------------------------------
-
-#if defined(__SSE2__)
-// Writes the first kCount (8 or 16) bytes of `bytes`, one-byte varints (all < 0x80), to
-// out[0..kCount) as values of format F. REQUIRES: room for kCount values at `out`.
-template <VarintFormat F, int kCount>
-inline void StoreOneByteValues(__m128i bytes, typename FormatTraits<F>::Out* out) {
-  static_assert(kCount == 8 || kCount == 16, "8 or 16 values");
-  using Out = typename FormatTraits<F>::Out;
-  __m128i* const to = reinterpret_cast<__m128i*>(out);
-  const __m128i zero = _mm_setzero_si128();
-  if constexpr (F == VarintFormat::kBool) {
-    const __m128i flags = _mm_min_epu8(bytes, _mm_set1_epi8(1));
-    if constexpr (kCount == 16) {
-      _mm_storeu_si128(to, flags);
-    } else {
-      _mm_storel_epi64(to, flags);
-    }
-    return;
-  } else {
-    constexpr int kWords = kCount / 4;  // 32-bit lanes: 4 per register.
-    const __m128i lo16 = _mm_unpacklo_epi8(bytes, zero);
-    const __m128i hi16 = _mm_unpackhi_epi8(bytes, zero);
-    __m128i w[4] = {_mm_unpacklo_epi16(lo16, zero), _mm_unpackhi_epi16(lo16, zero),
-                    _mm_unpacklo_epi16(hi16, zero), _mm_unpackhi_epi16(hi16, zero)};
-    for (int i = 0; i < kWords; ++i) {
-      __m128i x = w[i];
-      if constexpr (F == VarintFormat::kSInt32) {
-        x = _mm_xor_si128(_mm_srli_epi32(x, 1),
-                          _mm_sub_epi32(zero, _mm_and_si128(x, _mm_set1_epi32(1))));
-      }
-      if constexpr (sizeof(Out) == 4) {
-        _mm_storeu_si128(to + i, x);
-      } else {
-        __m128i q[2] = {_mm_unpacklo_epi32(x, zero), _mm_unpackhi_epi32(x, zero)};
-        for (__m128i& y : q) {
-          if constexpr (F == VarintFormat::kSInt64) {
-            y = _mm_xor_si128(_mm_srli_epi64(y, 1),
-                              _mm_sub_epi64(zero, _mm_and_si128(y, _mm_set1_epi64x(1))));
-          }
-        }
-        _mm_storeu_si128(to + 2 * i, q[0]);
-        _mm_storeu_si128(to + 2 * i + 1, q[1]);
-      }
-    }
-  }
-}
-#endif
 
 // Reads one varint of at most 2 bytes without a branch on its length (short packed fields hold
 // mostly 1- and 2-byte values, mixed so that such a branch would mispredict often). Returns
@@ -166,22 +120,35 @@ int DecodeShort(const char* p, const char* end, typename FormatTraits<F>::Out* o
   return static_cast<int>(out - first);
 }
 
-// A payload of at most kShortPackedBytes, appended to `f`: room for one value per byte is reserved
-// once and the values are decoded straight into the spare capacity (no count pass, no status).
-// Decoded by the kernel itself when it says it is the faster (short_payloads_direct: avx512 and
-// bmi2), else by DecodeShort; each wins on those kernels (measured on bench/data's fields).
+// A payload of at most kShortPackedBytes, appended to `f`: room for one value per byte (at least
+// 16, so that decode_tiny can store one-byte values 16 at a time; geometric growth keeps that
+// bounded by the input) is reserved once and the values are decoded straight into the spare
+// capacity (no count pass, no status). An empty payload appends nothing and reserves nothing. A
+// tiny payload within the readable input goes to the kernel's decode_tiny (no setup, no bound check
+// per value); longer ones (and tiny ones it does not take) to the kernel itself when it says it is
+// the faster (short_payloads_direct: avx512 and bmi2), else to DecodeShort; each wins on those
+// kernels (measured on bench/data's fields).
 template <VarintFormat F>
 bool ParseShortPacked(const char* p, const char* end,
-                      RepeatedField<typename FormatTraits<F>::Out>* f) {
+                      RepeatedField<typename FormatTraits<F>::Out>* f, const Context& ctx) {
   const int n = static_cast<int>(end - p);  // At most kShortPackedBytes: no overflow.
+  if (n == 0) return true;
   const int old = f->size();
-  if (f->Capacity() - old < n) f->Reserve(old + n);
+  const int room = n < 16 ? 16 : n;
+  if (f->Capacity() - old < room) f->Reserve(old + room);
   typename FormatTraits<F>::Out* const out = f->AddNAlreadyReserved(n);
   const internal::KernelDescriptor& kernel = internal::ActiveKernel();
-  int count;
-  if (kernel.short_payloads_direct) {
-    const internal::DecodeResult r = kernel.Decoder(F, false)(
-        reinterpret_cast<const uint8_t*>(p), reinterpret_cast<const uint8_t*>(end), out, n, 0);
+  const auto* const begin = reinterpret_cast<const uint8_t*>(p);
+  const auto* const stop = reinterpret_cast<const uint8_t*>(end);
+  int count = internal::kTinyUnhandled;
+  const bool tiny = n <= internal::kTinyPayloadBytes;
+  if (tiny && ABSL_PREDICT_TRUE(ctx.readable_end() - p >= internal::kTinyReadableBytes)) {
+    count = kernel.TinyDecoder(F)(begin, stop, out, room);
+  }
+  if (count != internal::kTinyUnhandled) {
+    // Decoded (or malformed: count < 0).
+  } else if (kernel.short_payloads_direct && !tiny) {
+    const internal::DecodeResult r = kernel.Decoder(F, false)(begin, stop, out, n, 0);
     count = r.status == internal::DecodeStatus::kOk ? static_cast<int>(r.count) : -1;
   } else {
     count = DecodeShort<F>(p, end, out);
@@ -228,9 +195,10 @@ bool ValidUtf8(const char* p, const char* end) {
 // Up to kShortPackedBytes: ParseShortPacked. Longer: the public API (count, reserve exactly,
 // kernel).
 #define PBACCEL_PACKED_PARSER(Name, F, T)                                                  \
-  bool ParsePacked##Name(const char* p, const char* end, RepeatedField<T>* f) {            \
+  bool ParsePacked##Name(const char* p, const char* end, RepeatedField<T>* f,              \
+                         const Context& ctx) {                                             \
     if (static_cast<size_t>(end - p) <= kShortPackedBytes) {                               \
-      return ParseShortPacked<VarintFormat::F>(p, end, f);                                 \
+      return ParseShortPacked<VarintFormat::F>(p, end, f, ctx);                            \
     }                                                                                      \
     return DecodePacked##Name(absl::string_view(p, static_cast<size_t>(end - p)), f).ok(); \
   }
@@ -300,7 +268,7 @@ ABSL_ATTRIBUTE_NOINLINE bool MergeInPieces(absl::string_view bytes, MessageLite*
 absl::Status Run(absl::string_view bytes, MessageLite* msg, Mode mode, MergeFn merge) {
   // Parse: in place of msg's contents (as Clear() + merge would leave it; generated_parser.h).
   const bool reuse = mode == Mode::kParse || mode == Mode::kParsePartial;
-  Context ctx(bytes.data());
+  Context ctx(bytes.data(), bytes.data() + bytes.size());
   // Up to 2 GiB (nearly always) merge is called from this frame, whose size every nesting level
   // sits on: ForEachPiece's lambda and locals, which a sanitized build does not inline away, would
   // put the walk deeper than upstream's (//tests:reliability_test compares the stacks).

@@ -153,6 +153,13 @@ const KernelDescriptor& ActiveKernel() {
   return automatic != nullptr ? *automatic : ResolveAutoKernel();
 }
 
+ScopedActiveKernelForTesting::ScopedActiveKernelForTesting(const KernelDescriptor& kernel)
+    : previous_(g_override.exchange(&kernel, std::memory_order_acq_rel)) {}
+
+ScopedActiveKernelForTesting::~ScopedActiveKernelForTesting() {
+  g_override.store(previous_, std::memory_order_release);
+}
+
 }  // namespace internal
 
 std::vector<KernelInfo> DescribeKernels() {

@@ -92,6 +92,24 @@ using DecodeFn = DecodeResult (*)(const uint8_t* p, const uint8_t* end, void* ou
                                   uint64_t delta_base);
 using CountFn = size_t (*)(const uint8_t* p, const uint8_t* end);
 
+// Tiny payloads (generated parsers' packed fields of at most kTinyPayloadBytes), decoded without
+// a kernel's setup and with no bound check per value (parsers/tiny_payload-inl.h):
+//
+//   int decode_tiny(const uint8_t* p, const uint8_t* end, void* out, int room);
+//
+//   REQUIRES: 0 <= end - p <= kTinyPayloadBytes; kTinyReadableBytes bytes readable from p (the
+//             bytes past `end` are read and ignored); `out` has room for `room` >= end - p values.
+//   Returns:  the number of values, all written to out[0 ..) (delta formats from a base of 0);
+//             kTinyMalformed if the payload ends inside a varint (nothing else is malformed in
+//             16 bytes without a varint longer than the decoder takes); kTinyUnhandled, having
+//             written nothing useful, if a varint is longer than the decoder takes (4 bytes, or 8
+//             with BMI2): the caller decodes such a payload another way.
+inline constexpr int kTinyPayloadBytes = 16;
+inline constexpr int kTinyReadableBytes = 24;
+inline constexpr int kTinyMalformed = -1;
+inline constexpr int kTinyUnhandled = -2;
+using TinyDecodeFn = int (*)(const uint8_t* p, const uint8_t* end, void* out, int room);
+
 // Encoded sizes: the bytes n values take as varints, with protobuf's rules (a negative int32 takes
 // 10 bytes, as its int64 sign extension; sint types are zigzag-encoded first). int64 uses kUInt64
 // on the same bits, enum uses kInt32, bool is one byte each.
@@ -114,6 +132,7 @@ struct KernelDescriptor {
   CountFn count_terminators;
   DecodeFn decode[kNumVarintFormats][2];  // [format][0 = lenient, 1 = strict]
   SizeFn encoded_size[kNumSizeFormats];
+  TinyDecodeFn decode_tiny[kNumVarintFormats];  // [format]
   // Payloads shorter than this are decoded by the public API's inline loop instead of this
   // kernel, because the kernel's setup costs more than it saves on them (measured per kernel;
   // kDefaultInlineBelowBytes unless the kernel says otherwise).
@@ -128,6 +147,9 @@ struct KernelDescriptor {
     return decode[static_cast<int>(format)][strict ? 1 : 0];
   }
   SizeFn Sizer(SizeFormat format) const { return encoded_size[static_cast<int>(format)]; }
+  TinyDecodeFn TinyDecoder(VarintFormat format) const {
+    return decode_tiny[static_cast<int>(format)];
+  }
 };
 
 // When a decode with cap == count_terminators() returns kOutputFull, the bytes [pos, end) hold no

@@ -4,12 +4,13 @@
 // kernel uses. Shared by all kernels.
 //
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, in a kernel's .cc
-// file, after <cstddef>, <cstdint> and parsers/kernel_abi.h. Each kernel thereby gets its own
-// internal-linkage copy of these templates, compiled with that kernel's instruction-set flags: no
-// inline function is shared between kernels, so the linker can never hand an AVX-512 copy to code
-// running on a CPU without AVX-512 (Abseil's rule for hermetic instruction-set targets).
+// file, after <cstddef>, <cstdint>, <cstring> and parsers/kernel_abi.h. Each kernel thereby gets
+// its own internal-linkage copy of these templates, compiled with that kernel's instruction-set
+// flags: no inline function is shared between kernels, so the linker can never hand an AVX-512 copy
+// to code running on a CPU without AVX-512 (Abseil's rule for hermetic instruction-set targets).
 //
-// This file deliberately has no include guard and includes nothing.
+// This file deliberately has no include guard and includes nothing but tiny_payload-inl.h (each
+// kernel's decode_tiny, which MakeKernelDescriptor lists).
 
 // Per-format output type, narrowing and strict-mode range check.
 //
@@ -124,6 +125,8 @@ class OutputSink {
   Out sum_;  // Delta formats only: the last value written.
 };
 
+#include "parsers/tiny_payload-inl.h"
+
 // Builds a kernel's descriptor from its decoder and sizer templates: Decoder<F, kStrict>::Run must
 // have the DecodeFn signature. Every format and both modes are instantiated here, in one place, so
 // a kernel cannot forget one. Sizer<S>::Run has the SizeFn signature for each SizeFormat S.
@@ -150,6 +153,10 @@ constexpr KernelDescriptor MakeKernelDescriptor(
       },
       {&Sizer<S::kUInt32>::Run, &Sizer<S::kInt32>::Run, &Sizer<S::kSInt32>::Run,
        &Sizer<S::kUInt64>::Run, &Sizer<S::kSInt64>::Run},
+      {&TinyDecoder<F::kInt32>::Run, &TinyDecoder<F::kUInt32>::Run, &TinyDecoder<F::kSInt32>::Run,
+       &TinyDecoder<F::kInt64>::Run, &TinyDecoder<F::kUInt64>::Run, &TinyDecoder<F::kSInt64>::Run,
+       &TinyDecoder<F::kBool>::Run, &TinyDecoder<F::kDeltaUInt32>::Run,
+       &TinyDecoder<F::kDeltaUInt64>::Run},
       inline_below_bytes,
       short_payloads_direct,
   };

@@ -16,6 +16,7 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/dynamic_message.h"
 #include "gtest/gtest.h"
+#include "pbaccel/internal/kernel_registry.h"
 #include "pbaccel/message_parser.h"
 #include "pbaccel/testing/differential.h"
 #include "pbaccel/testing/every_kernel.h"
@@ -221,28 +222,34 @@ TEST_P(GeneratedLiteTest, Proto3) {
 PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(GeneratedLiteTest);
 
 // The packed parsers generated code calls (gen::ParsePacked*), on their own, under every kernel:
-// payloads up to kShortPackedBytes take the short path (the kernel itself on avx512 and bmi2, the
-// SSE2 path under the others), longer ones the public API. Each payload ends against an
-// inaccessible page and goes into an empty field (no storage at all) and into one that already
+// payloads up to kShortPackedBytes take the short path (tiny ones the kernel's decode_tiny if the
+// input goes on for kTinyReadableBytes, others the kernel itself on avx512 and bmi2, the SSE2
+// path under the others), longer ones the public API. Each payload ends against an
+// inaccessible page, or is followed by kTinyReadableBytes of the input and then the page, and goes
+// into an empty field (no storage at all) and into one that already
 // holds two elements, with and without spare capacity; the result must be the reference decoder's
 // (varint_test_util.h), and a rejected payload must leave the field as it was.
 class GeneratedPackedTest : public testing::EveryKernelTest {};
 
 template <typename T>
-using PackedParser = bool (*)(const char*, const char*, google::protobuf::RepeatedField<T>*);
+using PackedParser = bool (*)(const char*, const char*, google::protobuf::RepeatedField<T>*,
+                              const gen::Context&);
 
+// `payload` is followed by `readable` bytes of the input (then the guard page).
 template <typename T>
-void CheckPacked(VarintFormat format, PackedParser<T> parse, absl::string_view payload) {
+void CheckPacked(VarintFormat format, PackedParser<T> parse, absl::string_view payload,
+                 size_t readable) {
   const testing::Expected expected = testing::ExpectedDecode(format, payload, /*strict=*/false);
+  const gen::Context ctx(payload.data(), payload.data() + payload.size() + readable);
   for (const int before : {0, 2}) {
     for (const bool spare : {false, true}) {
       google::protobuf::RepeatedField<T> field;
       for (int i = 0; i < before; ++i) field.Add(static_cast<T>(i));
       if (spare) field.Reserve(300);
-      const bool ok = parse(payload.data(), payload.data() + payload.size(), &field);
-      const std::string where =
-          absl::StrCat(testing::FormatName(format), ", ", payload.size(), " bytes, ", before,
-                       " elements before, spare capacity ", spare);
+      const bool ok = parse(payload.data(), payload.data() + payload.size(), &field, ctx);
+      const std::string where = absl::StrCat(
+          testing::FormatName(format), ", ", payload.size(), " bytes, ", before,
+          " elements before, spare capacity ", spare, ", ", readable, " bytes readable after it");
       ASSERT_EQ(ok, expected.status == DecodeStatus::kOk) << where;
       if (!ok) {
         ASSERT_EQ(field.size(), before) << where;
@@ -269,16 +276,54 @@ TEST_P(GeneratedPackedTest, MatchesTheReferenceAroundTheShortPathLimit) {
       std::vector<std::string> payloads = {valid, valid + testing::OverlongVarint(11)};
       if (!valid.empty()) payloads.push_back(valid.substr(0, valid.size() - 1));
       for (const std::string& bytes : payloads) {
-        const absl::string_view payload = guard.CopyFlushEnd(bytes);
-        CheckPacked<int32_t>(VarintFormat::kInt32, &gen::ParsePackedInt32, payload);
-        CheckPacked<int64_t>(VarintFormat::kInt64, &gen::ParsePackedInt64, payload);
-        CheckPacked<uint32_t>(VarintFormat::kUInt32, &gen::ParsePackedUInt32, payload);
-        CheckPacked<uint64_t>(VarintFormat::kUInt64, &gen::ParsePackedUInt64, payload);
-        CheckPacked<int32_t>(VarintFormat::kSInt32, &gen::ParsePackedSInt32, payload);
-        CheckPacked<int64_t>(VarintFormat::kSInt64, &gen::ParsePackedSInt64, payload);
-        CheckPacked<bool>(VarintFormat::kBool, &gen::ParsePackedBool, payload);
+        // At the input's end (no tiny path), and followed by enough of the input for the tiny path
+        // to read whole words: continuation bytes, which would corrupt a value read past its end.
+        for (const size_t readable : {size_t{0}, size_t{internal::kTinyReadableBytes}}) {
+          const absl::string_view input = guard.CopyFlushEnd(bytes + std::string(readable, '\xff'));
+          const absl::string_view payload = input.substr(0, bytes.size());
+          CheckPacked<int32_t>(VarintFormat::kInt32, &gen::ParsePackedInt32, payload, readable);
+          CheckPacked<int64_t>(VarintFormat::kInt64, &gen::ParsePackedInt64, payload, readable);
+          CheckPacked<uint32_t>(VarintFormat::kUInt32, &gen::ParsePackedUInt32, payload, readable);
+          CheckPacked<uint64_t>(VarintFormat::kUInt64, &gen::ParsePackedUInt64, payload, readable);
+          CheckPacked<int32_t>(VarintFormat::kSInt32, &gen::ParsePackedSInt32, payload, readable);
+          CheckPacked<int64_t>(VarintFormat::kSInt64, &gen::ParsePackedSInt64, payload, readable);
+          CheckPacked<bool>(VarintFormat::kBool, &gen::ParsePackedBool, payload, readable);
+        }
       }
     }
+  }
+}
+
+// The tiny path runs: a packed field of a few bytes with the input going on for kTinyReadableBytes
+// after it is decoded by the active kernel's decode_tiny (here wrapped to count its calls), and
+// one at the input's end is not (it would read past the input); both parse as upstream does.
+TEST_P(GeneratedPackedTest, TinyPayloadsTakeTheKernelsTinyDecoder) {
+  static internal::TinyDecodeFn decode_tiny;
+  static int calls;
+  internal::KernelDescriptor counting = internal::ActiveKernel();
+  decode_tiny = counting.TinyDecoder(VarintFormat::kUInt32);
+  counting.decode_tiny[static_cast<int>(VarintFormat::kUInt32)] =
+      [](const uint8_t* p, const uint8_t* end, void* out, int room) {
+        ++calls;
+        return decode_tiny(p, end, out, room);
+      };
+  const internal::ScopedActiveKernelForTesting use(counting);
+
+  test3::All3 tiny_then_more;
+  for (const uint32_t v : {1u, 300u, 70000u, 5u}) tiny_then_more.add_uint32s(v);
+  tiny_then_more.add_doubles(1.5);  // Field 23: 8 * 3 + 2 bytes after the uint32s (field 12).
+  tiny_then_more.add_doubles(-2.0);
+  tiny_then_more.add_doubles(3.25);
+  test3::All3 tiny_at_end;
+  *tiny_at_end.mutable_uint32s() = tiny_then_more.uint32s();
+  for (const test3::All3* expected : {&tiny_then_more, &tiny_at_end}) {
+    const std::string bytes = expected->SerializeAsString();
+    calls = 0;
+    test3::All3 parsed;
+    ASSERT_TRUE(ParseMessage(bytes, &parsed).ok());
+    EXPECT_EQ(parsed.SerializeAsString(), bytes);
+    EXPECT_EQ(calls, expected == &tiny_then_more ? 1 : 0)
+        << (expected == &tiny_then_more ? "tiny field followed by 26 bytes" : "tiny field last");
   }
 }
 

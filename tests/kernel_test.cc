@@ -388,6 +388,68 @@ TEST_P(KernelTest, GuardPagesAtEveryLength) {
   }
 }
 
+// decode_tiny (kernel_abi.h): payloads of up to kTinyPayloadBytes - random varints of every
+// length, cut anywhere - each followed by the rest of kTinyReadableBytes (continuation bytes,
+// which a decoder reading past the payload's end would take into a value) and an inaccessible
+// page, in every format, with room for the payload's bytes or for 16 values. The values must be
+// the reference's; a malformed payload must give kTinyMalformed (or kTinyUnhandled); and
+// kTinyUnhandled is allowed only for a payload holding a varint longer than 4 bytes.
+TEST_P(KernelTest, TinyDecoderAgreesWithTheReference) {
+  std::mt19937_64 rng(17);
+  std::vector<std::string> payloads;
+  for (int n = 0; n <= internal::kTinyPayloadBytes; ++n) {
+    payloads.push_back(std::string(static_cast<size_t>(n), '\x01'));
+    for (int i = 0; i < 300; ++i) {
+      const int max_length = i % 3 == 0 ? 10 : i % 3 == 1 ? 4 : 2;
+      std::string payload;
+      while (payload.size() < static_cast<size_t>(n)) {
+        const int length = 1 + static_cast<int>(rng() % static_cast<uint64_t>(max_length));
+        payload += Varint(rng() >> (64 - 7 * length + (length == 10 ? 6 : 0)), length);
+      }
+      if (i % 2 == 0) payload.resize(static_cast<size_t>(n));  // May cut the last varint.
+      if (payload.size() <= static_cast<size_t>(internal::kTinyPayloadBytes)) {
+        payloads.push_back(payload);
+      }
+    }
+  }
+  for (const std::string& payload : payloads) {
+    int run = 0;
+    bool has_long_varint = false;  // Four continuation bytes in a row: a varint of 5+ bytes.
+    for (char c : payload) {
+      run = (static_cast<uint8_t>(c) & 0x80) != 0 ? run + 1 : 0;
+      has_long_varint = has_long_varint || run >= 4;
+    }
+    const std::string padding(internal::kTinyReadableBytes - payload.size(), '\xff');
+    const absl::string_view input = guard_.CopyFlushEnd(payload + padding);
+    const uint8_t* begin = reinterpret_cast<const uint8_t*>(input.data());
+    for (VarintFormat format : AllFormats()) {
+      const Expected expected = ExpectedDecode(format, payload, /*strict=*/false);
+      for (const int room : {static_cast<int>(payload.size()), 16}) {
+        SCOPED_TRACE(absl::StrCat("kernel=", kernel().name, " format=", FormatName(format),
+                                  " room=", room, " payload=[", Hex(payload), "]"));
+        const size_t elem = OutputSize(format);
+        std::vector<unsigned char> out((static_cast<size_t>(room) + 8) * elem, 0xA5);
+        const int r = kernel().TinyDecoder(format)(begin, begin + payload.size(), out.data(), room);
+        for (size_t i = static_cast<size_t>(room) * elem; i < out.size(); ++i) {
+          ASSERT_EQ(out[i], 0xA5) << "wrote past the room at byte " << i;
+        }
+        if (r == internal::kTinyUnhandled) {
+          ASSERT_TRUE(has_long_varint) << "declined a payload without a varint over 4 bytes";
+          continue;
+        }
+        if (expected.status != DecodeStatus::kOk) {
+          ASSERT_EQ(r, internal::kTinyMalformed) << StatusName(expected.status);
+          continue;
+        }
+        ASSERT_EQ(r, static_cast<int>(expected.values.size()));
+        for (size_t i = 0; i < expected.values.size(); ++i) {
+          ASSERT_EQ(OutputBits(format, out.data(), i), expected.values[i]) << "value " << i;
+        }
+      }
+    }
+  }
+}
+
 std::vector<KernelEntry> AllKernels() {
   const auto registry = internal::KernelRegistry();
   return std::vector<KernelEntry>(registry.begin(), registry.end());

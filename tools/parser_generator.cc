@@ -225,7 +225,7 @@ class MessageWriter {
                  "  p += $size$;\n"
                  "  continue;\n"
                  "}\n");
-      if (f->is_repeated()) WritePacked(f, vars, "ParsePackedFixed", out);
+      if (f->is_repeated()) WritePacked(f, vars, "ParsePackedFixed", /*varints=*/false, out);
       return;
     }
     const VarintKind kind = VarintKindOf(f);
@@ -250,9 +250,9 @@ class MessageWriter {
     if (f->is_repeated() && closed_enum) {
       const std::string is_valid =
           ", [](int e) { return " + ValidityCheck(f->enum_type(), "e") + "; }";
-      WritePacked(f, vars, "ParsePackedClosedEnum", out, is_valid);
+      WritePacked(f, vars, "ParsePackedClosedEnum", /*varints=*/true, out, is_valid);
     } else if (f->is_repeated()) {
-      WritePacked(f, vars, kind.packed, out);
+      WritePacked(f, vars, kind.packed, /*varints=*/true, out);
     }
   }
 
@@ -312,11 +312,12 @@ class MessageWriter {
 
   // The packed encoding of a repeated scalar (accepted whatever the field's `packed` option says,
   // as upstream does).
-  static void WritePacked(const FieldDescriptor* f, Vars vars, const char* parser, Printer* out,
-                          const std::string& extra_arguments = "") {
+  // Varint payloads also take the context (tiny ones read past their end, within the input).
+  static void WritePacked(const FieldDescriptor* f, Vars vars, const char* parser, bool varints,
+                          Printer* out, const std::string& extra_arguments = "") {
     vars["tag"] = std::to_string(Tag(f, 2));
     vars["parser"] = parser;
-    vars["extra"] = extra_arguments;
+    vars["extra"] = (varints ? ", *ctx" : "") + extra_arguments;
     out->Print(vars,
                "case $tag$: {  // $decl$, packed\n"
                "  const char* payload_end;\n"

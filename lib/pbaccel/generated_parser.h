@@ -40,7 +40,8 @@
 namespace pbaccel {
 namespace gen {
 
-// Per-parse state: where the input starts (for byte offsets in errors) and why the parse failed.
+// Per-parse state: where the input starts (for byte offsets in errors) and ends (every byte before
+// it is readable: tiny packed payloads are read in whole words) and why the parse failed.
 // A failure is recorded as facts (which field of which message, where, what) and put into words
 // by Run() once the walk has unwound: naming a field looks up descriptors, which may build them
 // on first use and take kilobytes of stack, and the failure may be at the deepest nesting level.
@@ -52,8 +53,10 @@ class Context {
     kNestedTooDeep  // A submessage past the recursion limit.
   };
 
-  explicit Context(const char* origin) : origin_(origin) {}
+  Context(const char* origin, const char* readable_end)
+      : origin_(origin), readable_end_(readable_end) {}
   const char* origin() const { return origin_; }
+  const char* readable_end() const { return readable_end_; }
 
   void Fail(Failure failure, const google::protobuf::MessageLite* msg, uint32_t number,
             const char* at, uint8_t wire_error = 0) {
@@ -68,6 +71,7 @@ class Context {
 
  private:
   const char* origin_;
+  const char* readable_end_;
   Failure failure_ = Failure::kNone;
   uint8_t wire_error_ = 0;
   uint32_t number_ = 0;
@@ -146,25 +150,32 @@ bool ValidUtf8(const char* p, const char* end);
 // Append the values of the packed payload [p, end) to `field`, as upstream would. Return false
 // (leaving the field's elements as they were) if the payload is malformed: the caller then
 // delegates the field, and upstream reports the error. Payloads up to kShortPackedBytes take the
-// short path: values written straight into the field's spare capacity, reserved once for at most
-// one value per byte, by the active kernel where it is the faster (short_payloads_direct in
+// short path: values written straight into the field's spare capacity, reserved once for one value
+// per byte (at least 16); tiny ones (internal::kTinyPayloadBytes, with the input readable
+// internal::kTinyReadableBytes from their start: ctx.readable_end()) by the active kernel's
+// decode_tiny, others by the active kernel where it is the faster (short_payloads_direct in
 // parsers/kernel_abi.h) or else by SSE2 blocks of one-byte varints. Longer ones take the public
 // API (packed_varint.h).
 inline constexpr size_t kShortPackedBytes = 128;
 
-bool ParsePackedInt32(const char* p, const char* end, google::protobuf::RepeatedField<int32_t>* f);
-bool ParsePackedInt64(const char* p, const char* end, google::protobuf::RepeatedField<int64_t>* f);
-bool ParsePackedUInt32(const char* p, const char* end,
-                       google::protobuf::RepeatedField<uint32_t>* f);
-bool ParsePackedUInt64(const char* p, const char* end,
-                       google::protobuf::RepeatedField<uint64_t>* f);
-bool ParsePackedSInt32(const char* p, const char* end, google::protobuf::RepeatedField<int32_t>* f);
-bool ParsePackedSInt64(const char* p, const char* end, google::protobuf::RepeatedField<int64_t>* f);
-bool ParsePackedBool(const char* p, const char* end, google::protobuf::RepeatedField<bool>* f);
+bool ParsePackedInt32(const char* p, const char* end, google::protobuf::RepeatedField<int32_t>* f,
+                      const Context& ctx);
+bool ParsePackedInt64(const char* p, const char* end, google::protobuf::RepeatedField<int64_t>* f,
+                      const Context& ctx);
+bool ParsePackedUInt32(const char* p, const char* end, google::protobuf::RepeatedField<uint32_t>* f,
+                       const Context& ctx);
+bool ParsePackedUInt64(const char* p, const char* end, google::protobuf::RepeatedField<uint64_t>* f,
+                       const Context& ctx);
+bool ParsePackedSInt32(const char* p, const char* end, google::protobuf::RepeatedField<int32_t>* f,
+                       const Context& ctx);
+bool ParsePackedSInt64(const char* p, const char* end, google::protobuf::RepeatedField<int64_t>* f,
+                       const Context& ctx);
+bool ParsePackedBool(const char* p, const char* end, google::protobuf::RepeatedField<bool>* f,
+                     const Context& ctx);
 // Open enums: every value is kept.
-inline bool ParsePackedEnum(const char* p, const char* end,
-                            google::protobuf::RepeatedField<int>* f) {
-  return ParsePackedInt32(p, end, f);
+inline bool ParsePackedEnum(const char* p, const char* end, google::protobuf::RepeatedField<int>* f,
+                            const Context& ctx) {
+  return ParsePackedInt32(p, end, f, ctx);
 }
 
 // Whether `v` is in [lo, hi]: a closed enum whose numbers are contiguous knows its values.
@@ -178,9 +189,10 @@ inline bool EnumInRange(int v, int lo, int hi) {
 // delegates it, and upstream appends the known values and keeps the others as unknown fields.
 template <typename IsValid>
 inline bool ParsePackedClosedEnum(const char* p, const char* end,
-                                  google::protobuf::RepeatedField<int>* f, IsValid is_valid) {
+                                  google::protobuf::RepeatedField<int>* f, const Context& ctx,
+                                  IsValid is_valid) {
   const int old = f->size();
-  if (!ParsePackedInt32(p, end, f)) return false;
+  if (!ParsePackedInt32(p, end, f, ctx)) return false;
   for (int i = old; i < f->size(); ++i) {
     if (ABSL_PREDICT_FALSE(!is_valid(f->Get(i)))) {
       f->Truncate(old);

@@ -47,6 +47,20 @@ bool Avx512LowersClock(const CpuInfo& cpu);
 // fetch it once per payload, never per varint.
 const KernelDescriptor& ActiveKernel();
 
+// For tests: makes `kernel` (a descriptor the test built, e.g. a registered one with a function
+// wrapped to count its calls; it must outlive this object) the active kernel, as
+// ScopedKernelOverride does for a registered one by name. Not thread-safe against other overrides.
+class ScopedActiveKernelForTesting {
+ public:
+  explicit ScopedActiveKernelForTesting(const KernelDescriptor& kernel);
+  ~ScopedActiveKernelForTesting();
+  ScopedActiveKernelForTesting(const ScopedActiveKernelForTesting&) = delete;
+  ScopedActiveKernelForTesting& operator=(const ScopedActiveKernelForTesting&) = delete;
+
+ private:
+  const KernelDescriptor* previous_;
+};
+
 }  // namespace internal
 }  // namespace pbaccel
 

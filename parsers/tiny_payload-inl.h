@@ -1,0 +1,131 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// tiny_payload-inl.h: every kernel's decoder for tiny packed payloads (decode_tiny in
+// kernel_abi.h), at most kTinyPayloadBytes (16) bytes: most real packed fields (a tile's geometry
+// holds 3 values at the median, an OSM way's refs 5), on which a kernel's setup (constants, masks,
+// a count pass) costs more than their few values.
+//
+// With kTinyReadableBytes (24) bytes readable from the payload's start, the payload's 16 high bits
+// are read at once (one SSE2 load and movemask) and so is every varint's end: bit i of `stops`
+// says byte i ends a varint. A payload of one-byte varints only is widened and stored 16 at a time
+// where there is room for 16 values. Each varint is then one unaligned 8-byte load at its start,
+// masked to its length and its 7-bit groups packed together - one PEXT where the kernel is compiled
+// with BMI2, else four shift-and-mask steps, which is why without BMI2 only varints of up to 4
+// bytes are taken. The loop carries only `stops` and the start offset from one varint to the next,
+// never a load, so the values decode in parallel rather than one load latency each.
+//
+// REQUIRES: included by varint_format-inl.h (inside an anonymous namespace within
+// pbaccel::internal, after FormatTraits and OutputSink); the including file has included
+// <emmintrin.h> where __SSE2__ is defined and <immintrin.h> where __BMI2__ is. Includes nothing,
+// no include guard.
+
+// Bit i of the result: the high bit of byte i of p[0..16).
+inline uint32_t HighBitsOf16(const uint8_t* p) {
+#if defined(__SSE2__)
+  return static_cast<uint32_t>(
+      _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+#else
+  uint32_t bits = 0;
+  for (int i = 0; i < 16; ++i) bits |= static_cast<uint32_t>(p[i] >> 7) << i;
+  return bits;
+#endif
+}
+
+#if defined(__BMI2__)
+inline constexpr int kTinyVarintMaxBytes = 8;
+// The value of the varint whose `bytes` bytes (1 to 8) start w.
+inline uint64_t TinyVarintValue(uint64_t w, int bytes) {
+  return _pext_u64(_bzhi_u64(w, static_cast<unsigned>(8 * bytes)), 0x7F7F7F7F7F7F7F7Full);
+}
+#else
+inline constexpr int kTinyVarintMaxBytes = 4;
+// The value of the varint whose `bytes` bytes (1 to 4) start w.
+inline uint64_t TinyVarintValue(uint64_t w, int bytes) {
+  const uint32_t x = static_cast<uint32_t>(w & ((uint64_t{1} << (8 * bytes)) - 1));
+  return (x & 0x7Fu) | ((x >> 1) & 0x3F80u) | ((x >> 2) & 0x1FC000u) | ((x >> 3) & 0xFE00000u);
+}
+#endif
+
+#if defined(__SSE2__)
+// Writes the first kCount (8 or 16) bytes of `bytes`, one-byte varints (all < 0x80), to
+// out[0..kCount) as values of format F. REQUIRES: room for kCount values at `out`.
+template <VarintFormat F, int kCount>
+inline void StoreOneByteValues(__m128i bytes, typename FormatTraits<F>::Out* out) {
+  static_assert(kCount == 8 || kCount == 16, "8 or 16 values");
+  using Out = typename FormatTraits<F>::Out;
+  __m128i* const to = reinterpret_cast<__m128i*>(out);
+  const __m128i zero = _mm_setzero_si128();
+  if constexpr (F == VarintFormat::kBool) {
+    const __m128i flags = _mm_min_epu8(bytes, _mm_set1_epi8(1));
+    if constexpr (kCount == 16) {
+      _mm_storeu_si128(to, flags);
+    } else {
+      _mm_storel_epi64(to, flags);
+    }
+    return;
+  } else {
+    constexpr int kWords = kCount / 4;  // 32-bit lanes: 4 per register.
+    const __m128i lo16 = _mm_unpacklo_epi8(bytes, zero);
+    const __m128i hi16 = _mm_unpackhi_epi8(bytes, zero);
+    __m128i w[4] = {_mm_unpacklo_epi16(lo16, zero), _mm_unpackhi_epi16(lo16, zero),
+                    _mm_unpacklo_epi16(hi16, zero), _mm_unpackhi_epi16(hi16, zero)};
+    for (int i = 0; i < kWords; ++i) {
+      __m128i x = w[i];
+      if constexpr (F == VarintFormat::kSInt32) {
+        x = _mm_xor_si128(_mm_srli_epi32(x, 1),
+                          _mm_sub_epi32(zero, _mm_and_si128(x, _mm_set1_epi32(1))));
+      }
+      if constexpr (sizeof(Out) == 4) {
+        _mm_storeu_si128(to + i, x);
+      } else {
+        __m128i q[2] = {_mm_unpacklo_epi32(x, zero), _mm_unpackhi_epi32(x, zero)};
+        for (__m128i& y : q) {
+          if constexpr (F == VarintFormat::kSInt64) {
+            y = _mm_xor_si128(_mm_srli_epi64(y, 1),
+                              _mm_sub_epi64(zero, _mm_and_si128(y, _mm_set1_epi64x(1))));
+          }
+        }
+        _mm_storeu_si128(to + 2 * i, q[0]);
+        _mm_storeu_si128(to + 2 * i + 1, q[1]);
+      }
+    }
+  }
+}
+#endif
+
+template <VarintFormat F>
+struct TinyDecoder {
+  static int Run(const uint8_t* p, const uint8_t* end, void* out, int room) {
+    const int n = static_cast<int>(end - p);
+    if (n == 0) return 0;
+    const uint32_t in = (1u << n) - 1;  // n <= 16.
+    const uint32_t more = HighBitsOf16(p) & in;
+    if ((more >> (n - 1)) != 0) return kTinyMalformed;  // The payload ends inside a varint.
+#if defined(__SSE2__)
+    if constexpr (!FormatTraits<F>::kDelta) {
+      if (more == 0 && room >= 16) {
+        StoreOneByteValues<F, 16>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)),
+                                  static_cast<typename FormatTraits<F>::Out*>(out));
+        return n;
+      }
+    }
+#endif
+    // A run of kTinyVarintMaxBytes continuation bytes: a varint longer than this decoder takes.
+    uint32_t run = more;
+    for (int k = 1; k < kTinyVarintMaxBytes; k *= 2) run &= run >> k;
+    if (run != 0) return kTinyUnhandled;
+    OutputSink<F> sink(out, 0);
+    uint32_t stops = ~more & in;
+    int start = 0;
+    int count = 0;
+    do {
+      const int last = __builtin_ctz(stops);
+      stops &= stops - 1;
+      uint64_t w;
+      std::memcpy(&w, p + start, 8);
+      sink.Put(static_cast<size_t>(count++), TinyVarintValue(w, last - start + 1));
+      start = last + 1;
+    } while (stops != 0);
+    return count;
+  }
+};
