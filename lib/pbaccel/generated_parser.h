@@ -10,12 +10,14 @@
 //
 // which merges the fields in [p, end) into `msg` through T's generated accessors, with `budget`
 // levels of nesting left, and returns `end`, or nullptr after an error (recorded in ctx).
-// It switches on each field's tag; every field it knows (scalars, strings, packed and unpacked
-// repeated fields, submessages with a generated parser of their own) it parses inline with the
-// helpers below. Everything else - unknown fields, extensions, groups, maps, a closed enum's
-// unknown value, a wrong wire type, and every malformed byte - goes to Delegate(), which hands that
-// one field to upstream protobuf's own parser. So upstream decides every case the generated code
-// does not handle, and accepts or rejects exactly what ParseFromString would.
+// It switches on each field's tag (after each field it first tests for the tag a serializer writes
+// next and jumps to that case directly: see tools/parser_generator.cc); every field it knows
+// (scalars, strings, packed and unpacked repeated fields, submessages with a generated parser of
+// their own) it parses inline with the helpers below. Everything else - unknown fields, extensions,
+// groups, maps, a closed enum's unknown value, a wrong wire type, and every malformed byte - goes
+// to Delegate(), which hands that one field to upstream protobuf's own parser. So upstream decides
+// every case the generated code does not handle, and accepts or rejects exactly what
+// ParseFromString would.
 //
 // The user-facing functions (ParseMessage and friends for T) come from
 // PBACCEL_GENERATED_PARSER_OVERLOADS(T), which each generated header expands once per type.
