@@ -134,24 +134,24 @@ bool ParseShortPacked(const char* p, const char* end,
   const int n = static_cast<int>(end - p);  // At most kShortPackedBytes: no overflow.
   if (n == 0) return true;
   const int old = f->size();
-  const int room = n < 16 ? 16 : n;
+  const int room = n < internal::kTinyPayloadBytes ? internal::kTinyPayloadBytes : n;
   if (f->Capacity() - old < room) f->Reserve(old + room);
   typename FormatTraits<F>::Out* const out = f->AddNAlreadyReserved(n);
   const internal::KernelDescriptor& kernel = internal::ActiveKernel();
   const auto* const begin = reinterpret_cast<const uint8_t*>(p);
   const auto* const stop = reinterpret_cast<const uint8_t*>(end);
-  int count = internal::kTinyUnhandled;
   const bool tiny = n <= internal::kTinyPayloadBytes;
+  int count = internal::kTinyUnhandled;  // Or the values decoded, or < 0 if malformed.
   if (tiny && ABSL_PREDICT_TRUE(ctx.readable_end() - p >= internal::kTinyReadableBytes)) {
     count = kernel.TinyDecoder(F)(begin, stop, out, room);
   }
-  if (count != internal::kTinyUnhandled) {
-    // Decoded (or malformed: count < 0).
-  } else if (kernel.short_payloads_direct && !tiny) {
-    const internal::DecodeResult r = kernel.Decoder(F, false)(begin, stop, out, n, 0);
-    count = r.status == internal::DecodeStatus::kOk ? static_cast<int>(r.count) : -1;
-  } else {
-    count = DecodeShort<F>(p, end, out);
+  if (count == internal::kTinyUnhandled) {
+    if (kernel.short_payloads_direct && !tiny) {
+      const internal::DecodeResult r = kernel.Decoder(F, false)(begin, stop, out, n, 0);
+      count = r.status == internal::DecodeStatus::kOk ? static_cast<int>(r.count) : -1;
+    } else {
+      count = DecodeShort<F>(p, end, out);
+    }
   }
   f->Truncate(count < 0 ? old : old + count);
   return count >= 0;

@@ -8,10 +8,6 @@
 #include <cstring>
 #include <type_traits>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>  // tiny_payload-inl.h
-#endif
-
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "parsers/kernel_abi.h"

@@ -52,6 +52,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>  // For the shared -inl.h headers' SSE2 paths (tiny_payload-inl.h).
+#endif
+
 namespace pbaccel {
 namespace internal {
 

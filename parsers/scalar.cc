@@ -7,10 +7,6 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>  // tiny_payload-inl.h
-#endif
-
 #include "parsers/kernel_abi.h"
 
 namespace pbaccel {

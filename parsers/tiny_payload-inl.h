@@ -15,9 +15,8 @@
 // never a load, so the values decode in parallel rather than one load latency each.
 //
 // REQUIRES: included by varint_format-inl.h (inside an anonymous namespace within
-// pbaccel::internal, after FormatTraits and OutputSink); the including file has included
-// <emmintrin.h> where __SSE2__ is defined and <immintrin.h> where __BMI2__ is. Includes nothing,
-// no include guard.
+// pbaccel::internal, after FormatTraits and OutputSink); <emmintrin.h> comes with kernel_abi.h,
+// and a kernel compiled with BMI2 has included <immintrin.h>. Includes nothing, no include guard.
 
 // Bit i of the result: the high bit of byte i of p[0..16).
 inline uint32_t HighBitsOf16(const uint8_t* p) {
@@ -103,7 +102,7 @@ struct TinyDecoder {
     if ((more >> (n - 1)) != 0) return kTinyMalformed;  // The payload ends inside a varint.
 #if defined(__SSE2__)
     if constexpr (!FormatTraits<F>::kDelta) {
-      if (more == 0 && room >= 16) {
+      if (more == 0 && room >= kTinyPayloadBytes) {
         StoreOneByteValues<F, 16>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)),
                                   static_cast<typename FormatTraits<F>::Out*>(out));
         return n;

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstring>
 #include <map>
 #include <memory>
 #include <set>
@@ -97,6 +96,16 @@ const char* FixedType(const FieldDescriptor* f) {
   }
 }
 
+// The bytes of a fixed-width field's value (4 or 8), or 0 for other fields.
+int FixedSize(const FieldDescriptor* f) {
+  if (FixedType(f) == nullptr) return 0;
+  return f->type() == FieldDescriptor::TYPE_FIXED32 ||
+                 f->type() == FieldDescriptor::TYPE_SFIXED32 ||
+                 f->type() == FieldDescriptor::TYPE_FLOAT
+             ? 4
+             : 8;
+}
+
 uint32_t Tag(const FieldDescriptor* f, int wire_type) {
   return (static_cast<uint32_t>(f->number()) << 3) | static_cast<uint32_t>(wire_type);
 }
@@ -181,13 +190,8 @@ class MessageWriter {
         f->cpp_type() == FieldDescriptor::CPPTYPE_STRING) {
       return Tag(f, 2);
     }
-    if (FixedType(f) != nullptr) {
-      const bool four = f->type() == FieldDescriptor::TYPE_FIXED32 ||
-                        f->type() == FieldDescriptor::TYPE_SFIXED32 ||
-                        f->type() == FieldDescriptor::TYPE_FLOAT;
-      return Tag(f, four ? 5 : 1);
-    }
-    return Tag(f, 0);
+    const int size = FixedSize(f);
+    return Tag(f, size == 4 ? 5 : size == 8 ? 1 : 0);
   }
 
   // Fills successors_ (per field with cases: the one-byte tags to test, in order) and targets_
@@ -235,14 +239,13 @@ class MessageWriter {
     (*vars)["next"] = next;
   }
 
-  // Prints a case's text: out->Print, after $label$ and $next$ are put into the text itself (so
-  // the printer indents their lines).
+  // Prints a case's text: out->Print, after $label$ and $next$ (which SetCase filled) are put into
+  // the text itself, so that the printer indents their lines.
   static void PrintCase(Printer* out, const Vars& vars, std::string text) {
-    for (const char* name : {"$label$", "$next$"}) {
-      const auto it = vars.find(std::string(name).substr(1, std::strlen(name) - 2));
-      const std::string value = it != vars.end() ? it->second : "";
-      for (size_t at; (at = text.find(name)) != std::string::npos;) {
-        text.replace(at, std::strlen(name), value);
+    for (const std::string name : {"label", "next"}) {
+      const std::string marker = "$" + name + "$";
+      for (size_t at; (at = text.find(marker)) != std::string::npos;) {
+        text.replace(at, marker.size(), vars.at(name));
       }
     }
     out->Print(vars, text.c_str());
@@ -292,11 +295,7 @@ class MessageWriter {
       default: break;
     }
     if (const char* type = FixedType(f)) {
-      const int size =
-          (f->type() == FieldDescriptor::TYPE_FIXED32 ||
-           f->type() == FieldDescriptor::TYPE_SFIXED32 || f->type() == FieldDescriptor::TYPE_FLOAT)
-              ? 4
-              : 8;
+      const int size = FixedSize(f);
       vars["type"] = type;
       vars["size"] = std::to_string(size);
       SetCase(f, Tag(f, size == 4 ? 5 : 1), &vars);
@@ -325,8 +324,7 @@ class MessageWriter {
               "case $tag$: {  // $decl$\n$label$"
               "  uint64_t v;\n"
               "  if ((p = ReadVarint(p, end, &v)) == nullptr$check$) break;\n");
-    PrintCase(out, vars,
-              (std::string("  msg->$add_or_set$$field$(") + kind.value + ");\n").c_str());
+    out->Print(vars, (std::string("  msg->$add_or_set$$field$(") + kind.value + ");\n").c_str());
     PrintCase(out, vars,
               "$next$  continue;\n"
               "}\n");
@@ -357,15 +355,15 @@ class MessageWriter {
                      "LinkedParser($sub_class$::default_instance());\n");
     vars["merge"] = here ? "MergeFields" : "merge";
     vars["linked"] = here ? "" : "merge == nullptr || ";
-    PrintCase(out, vars,
-              "  const char* payload_end;\n"
-              "  const char* payload = ReadLength(p, end, &payload_end);\n"
-              "  if ($linked$payload == nullptr) break;\n"
-              "  if (!CanNest(budget)) return NestedTooDeep(field, $number$, *msg, ctx);\n");
+    out->Print(vars,
+               "  const char* payload_end;\n"
+               "  const char* payload = ReadLength(p, end, &payload_end);\n"
+               "  if ($linked$payload == nullptr) break;\n"
+               "  if (!CanNest(budget)) return NestedTooDeep(field, $number$, *msg, ctx);\n");
     if (Reusable(f)) {
-      PrintCase(out, vars,
-                "  bool old;\n"
-                "  auto* sub = $field$_elements.Next(&old);\n");
+      out->Print(vars,
+                 "  bool old;\n"
+                 "  auto* sub = $field$_elements.Next(&old);\n");
       vars["sub"] = "sub";
       vars["old"] = "old";
     } else {
