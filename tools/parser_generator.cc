@@ -211,12 +211,18 @@ class MessageWriter {
       return a->number() < b->number();
     });
     for (size_t i = 0; i < parsed.size(); ++i) {
+      const FieldDescriptor* f = parsed[i];
       std::vector<uint32_t> next;
-      if (parsed[i]->is_repeated() && !parsed[i]->is_packed()) next.push_back(MainTag(parsed[i]));
-      if (i + 1 < parsed.size()) next.push_back(MainTag(parsed[i + 1]));
+      if (f->is_repeated() && !f->is_packed()) next.push_back(MainTag(f));
+      // Not after a singular submessage: it comes once per message, so the jump saves little,
+      // and a jump from the case that recursed keeps more live across the call - under clang with
+      // UBSan 16 more bytes of stack per nesting level, past upstream's (reliability_test).
+      const bool singular_message =
+          !f->is_repeated() && f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE;
+      if (i + 1 < parsed.size() && !singular_message) next.push_back(MainTag(parsed[i + 1]));
       for (const uint32_t tag : next) {
         if (tag >= 0x80) continue;
-        successors_[parsed[i]].push_back(tag);
+        successors_[f].push_back(tag);
         targets_.insert(tag);
       }
     }
