@@ -161,6 +161,11 @@ bool ParseShortPacked(const char* p, const char* end,
 
 // --- Wire readers --------------------------------------------------------------------------------
 
+uint64_t& PredictedTagsForTesting() {
+  thread_local uint64_t hits = 0;
+  return hits;
+}
+
 const char* ReadTagSlow(const char* p, const char* end, uint32_t* tag) {
   uint64_t v;
   const char* next = internal::ReadVarint(p, end, 5, &v);

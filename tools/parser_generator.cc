@@ -238,8 +238,8 @@ class MessageWriter {
     if (it != successors_.end()) {
       for (const uint32_t s : it->second) {
         const std::string n = std::to_string(s);
-        next += "  if (p < end && static_cast<uint8_t>(*p) == " + n + ") {\n    field = p++;\n" +
-                "    goto tag_" + n + ";\n  }\n";
+        next += "  if (NextTagIs(p, end, " + n + ")) {\n    field = p++;\n    goto tag_" + n +
+                ";\n  }\n";
       }
     }
     (*vars)["next"] = next;

@@ -104,6 +104,29 @@ inline const char* ReadTag(const char* p, const char* end, uint32_t* tag) {
   return ReadTagSlow(p, end, tag);
 }
 
+// The number of successor predictions that hit (NextTagIs true) on this thread, counted only by
+// generated parsers compiled with PBACCEL_GEN_COUNT_PREDICTIONS defined (a test's: the jumps are a
+// fast path, and a test must see them taken). Other generated code does not count.
+uint64_t& PredictedTagsForTesting();
+
+// Generated code compiled with PBACCEL_GEN_COUNT_PREDICTIONS gets its own NextTagIs, in an inline
+// namespace (another symbol): a program may link counting and plain generated parsers together.
+#if defined(PBACCEL_GEN_COUNT_PREDICTIONS)
+inline namespace counting_predictions {
+#endif
+// Whether the next field's tag is the one-byte `tag`: a generated case's test of the field a
+// serializer writes next, which it then jumps to without the switch.
+inline bool NextTagIs(const char* p, const char* end, uint8_t tag) {
+  const bool hit = p < end && static_cast<uint8_t>(*p) == tag;
+#if defined(PBACCEL_GEN_COUNT_PREDICTIONS)
+  if (hit) ++PredictedTagsForTesting();
+#endif
+  return hit;
+}
+#if defined(PBACCEL_GEN_COUNT_PREDICTIONS)
+}  // namespace counting_predictions
+#endif
+
 // Reads a varint value (at most 10 bytes, bits past 63 dropped). Returns the byte after it, or
 // nullptr if it is longer or runs past `end`.
 inline const char* ReadVarint(const char* p, const char* end, uint64_t* value) {

@@ -1,0 +1,100 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// Generated parsers' successor prediction (tools/parser_generator.cc): each case ends by testing
+// whether the next tag is the one a serializer writes next and, if so, jumps to that case without
+// the switch. The jumps are a fast path, so this test counts them: tests/predicted_fields.proto's
+// parser is compiled with PBACCEL_GEN_COUNT_PREDICTIONS, which makes gen::NextTagIs count its
+// hits (gen::PredictedTagsForTesting). Fields in the serializer's order must take exactly the
+// predicted jumps, fields in reverse order only those within runs, and both parse as upstream
+// does, under every kernel.
+
+#include <string>
+
+#include "google/protobuf/util/message_differencer.h"
+#include "gtest/gtest.h"
+#include "pbaccel/generated_parser.h"
+#include "pbaccel/testing/every_kernel.h"
+#include "tests/predicted_fields.pb.h"
+#include "tests/predicted_fields.pbaccel.h"
+
+namespace pbaccel {
+namespace {
+
+using predict::Point;
+using predict::Shape;
+
+Point MakePoint(int x, int y) {
+  Point p;
+  p.set_x(x);
+  p.set_y(y);
+  return p;
+}
+
+Shape MakeShape() {
+  Shape s;
+  s.set_id(7);
+  for (const uint32_t t : {1u, 2u, 300u}) s.add_tags(t);
+  s.set_name("road");
+  for (int i = 1; i <= 3; ++i) *s.add_points() = MakePoint(i, -i);
+  s.add_steps(1);
+  s.add_steps(-2);
+  *s.mutable_center() = MakePoint(10, 20);
+  s.set_after(9);
+  return s;
+}
+
+// `shape`'s fields, each serialized on its own, from the highest number to the lowest: the same
+// message (each field occurs in one place), in the reverse of the serializer's order.
+std::string ReversedFields(const Shape& shape) {
+  std::string bytes;
+  for (int number = 7; number >= 1; --number) {
+    Shape one = shape;
+    const google::protobuf::Reflection* reflection = one.GetReflection();
+    for (int i = 0; i < Shape::descriptor()->field_count(); ++i) {
+      const google::protobuf::FieldDescriptor* f = Shape::descriptor()->field(i);
+      if (f->number() != number) reflection->ClearField(&one, f);
+    }
+    bytes += one.SerializeAsString();
+  }
+  return bytes;
+}
+
+// Parses `bytes` with the generated parser and upstream; returns the jumps taken.
+uint64_t ParseCountingJumps(const std::string& bytes) {
+  Shape upstream;
+  EXPECT_TRUE(upstream.ParseFromString(bytes));
+  Shape parsed;
+  gen::PredictedTagsForTesting() = 0;
+  EXPECT_TRUE(ParseMessage(bytes, &parsed).ok());
+  const uint64_t jumps = gen::PredictedTagsForTesting();
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(parsed, upstream))
+      << parsed.DebugString() << "\nupstream:\n"
+      << upstream.DebugString();
+  return jumps;
+}
+
+class NextFieldTest : public testing::EveryKernelTest {};
+
+TEST_P(NextFieldTest, FieldsInSerializerOrderTakeEveryPredictedJump) {
+  // Shape: id -> tags -> name -> points[0] -> points[1] -> points[2] -> steps[0] (the second
+  // prediction after a point) -> steps[1] -> center (the second after a step): 8 jumps; none
+  // after center (a singular submessage) or after `after` (the last field). Point: x -> y in each
+  // of the four points: 4 jumps.
+  EXPECT_EQ(ParseCountingJumps(MakeShape().SerializeAsString()), 12u);
+}
+
+TEST_P(NextFieldTest, FieldsInReverseOrderTakeOnlyTheJumpsWithinRuns) {
+  // after, center (x -> y: 1), steps[0] -> steps[1] (1), points[0] -> [1] -> [2] (2, and x -> y in
+  // each: 3), name, tags, id: every change of field goes through the switch.
+  const Shape shape = MakeShape();
+  const std::string reversed = ReversedFields(shape);
+  ASSERT_NE(reversed, shape.SerializeAsString());
+  EXPECT_EQ(ParseCountingJumps(reversed), 7u);
+}
+
+TEST_P(NextFieldTest, AnEmptyMessageTakesNoJump) { EXPECT_EQ(ParseCountingJumps(""), 0u); }
+
+PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(NextFieldTest);
+
+}  // namespace
+}  // namespace pbaccel
