@@ -311,7 +311,7 @@ TEST_P(GeneratedPackedTest, TinyPayloadsTakeTheKernelsTinyDecoder) {
 
   test3::All3 tiny_then_more;
   for (const uint32_t v : {1u, 300u, 70000u, 5u}) tiny_then_more.add_uint32s(v);
-  tiny_then_more.add_doubles(1.5);  // Field 23: 8 * 3 + 2 bytes after the uint32s (field 12).
+  tiny_then_more.add_doubles(1.5);  // Field 23 after the uint32s (field 12): 2 + 1 + 3 * 8 bytes.
   tiny_then_more.add_doubles(-2.0);
   tiny_then_more.add_doubles(3.25);
   test3::All3 tiny_at_end;
@@ -323,7 +323,7 @@ TEST_P(GeneratedPackedTest, TinyPayloadsTakeTheKernelsTinyDecoder) {
     ASSERT_TRUE(ParseMessage(bytes, &parsed).ok());
     EXPECT_EQ(parsed.SerializeAsString(), bytes);
     EXPECT_EQ(calls, expected == &tiny_then_more ? 1 : 0)
-        << (expected == &tiny_then_more ? "tiny field followed by 26 bytes" : "tiny field last");
+        << (expected == &tiny_then_more ? "tiny field followed by 27 bytes" : "tiny field last");
   }
 }
 

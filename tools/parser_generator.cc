@@ -15,6 +15,8 @@
 #include "google/protobuf/descriptor.pb.h"
 #include "google/protobuf/io/printer.h"
 #include "google/protobuf/io/zero_copy_stream.h"
+#include "google/protobuf/wire_format.h"
+#include "google/protobuf/wire_format_lite.h"
 
 namespace pbaccel {
 namespace tools {
@@ -25,6 +27,8 @@ using google::protobuf::EnumDescriptor;
 using google::protobuf::FieldDescriptor;
 using google::protobuf::FileDescriptor;
 using google::protobuf::compiler::GeneratorContext;
+using google::protobuf::internal::WireFormat;
+using google::protobuf::internal::WireFormatLite;
 using google::protobuf::io::Printer;
 namespace cpp = google::protobuf::compiler::cpp;
 
@@ -98,16 +102,22 @@ const char* FixedType(const FieldDescriptor* f) {
 
 // The bytes of a fixed-width field's value (4 or 8), or 0 for other fields.
 int FixedSize(const FieldDescriptor* f) {
-  if (FixedType(f) == nullptr) return 0;
-  return f->type() == FieldDescriptor::TYPE_FIXED32 ||
-                 f->type() == FieldDescriptor::TYPE_SFIXED32 ||
-                 f->type() == FieldDescriptor::TYPE_FLOAT
-             ? 4
-             : 8;
+  switch (WireFormat::WireTypeForFieldType(f->type())) {
+    case WireFormatLite::WIRETYPE_FIXED32: return 4;
+    case WireFormatLite::WIRETYPE_FIXED64: return 8;
+    default: return 0;
+  }
 }
 
-uint32_t Tag(const FieldDescriptor* f, int wire_type) {
-  return (static_cast<uint32_t>(f->number()) << 3) | static_cast<uint32_t>(wire_type);
+// The tag of one value of f on its own (the only encoding of a singular field; a repeated
+// scalar's unpacked one), by upstream's rule for f's type.
+uint32_t ValueTag(const FieldDescriptor* f) {
+  return WireFormatLite::MakeTag(f->number(), WireFormat::WireTypeForFieldType(f->type()));
+}
+
+// The tag of a repeated scalar's packed encoding.
+uint32_t PackedTag(const FieldDescriptor* f) {
+  return WireFormatLite::MakeTag(f->number(), WireFormatLite::WIRETYPE_LENGTH_DELIMITED);
 }
 
 // Writes one message type's MergeFields.
@@ -182,17 +192,9 @@ class MessageWriter {
   // writes next (fields come in number order; a repeated field's elements, unless packed, one
   // after another) and jumps straight to that case: a branch per call site that nearly always
   // goes the same way, where the switch's indirect jump, shared by every field, mispredicts on
-  // most changes of field. Only one-byte tags are predicted; anything else takes the switch.
-
-  // The tag the serializer writes field f's values with.
-  static uint32_t MainTag(const FieldDescriptor* f) {
-    if (f->is_packed() || f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE ||
-        f->cpp_type() == FieldDescriptor::CPPTYPE_STRING) {
-      return Tag(f, 2);
-    }
-    const int size = FixedSize(f);
-    return Tag(f, size == 4 ? 5 : size == 8 ? 1 : 0);
-  }
+  // most changes of field. The tag tested is the one the serializer writes the field with
+  // (WireFormat::MakeTag: packed or not, as declared). Only one-byte tags are predicted; anything
+  // else takes the switch.
 
   // Fills successors_ (per field with cases: the one-byte tags to test, in order) and targets_
   // (every tag tested, whose case gets a label).
@@ -213,13 +215,14 @@ class MessageWriter {
     for (size_t i = 0; i < parsed.size(); ++i) {
       const FieldDescriptor* f = parsed[i];
       std::vector<uint32_t> next;
-      if (f->is_repeated() && !f->is_packed()) next.push_back(MainTag(f));
+      if (f->is_repeated() && !f->is_packed()) next.push_back(WireFormat::MakeTag(f));
       // Not after a singular submessage: it comes once per message, so the jump saves little,
       // and a jump from the case that recursed keeps more live across the call - under clang with
       // UBSan 16 more bytes of stack per nesting level, past upstream's (reliability_test).
       const bool singular_message =
           !f->is_repeated() && f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE;
-      if (i + 1 < parsed.size() && !singular_message) next.push_back(MainTag(parsed[i + 1]));
+      if (i + 1 < parsed.size() && !singular_message)
+        next.push_back(WireFormat::MakeTag(parsed[i + 1]));
       for (const uint32_t tag : next) {
         if (tag >= 0x80) continue;
         successors_[f].push_back(tag);
@@ -279,7 +282,7 @@ class MessageWriter {
     switch (f->cpp_type()) {
       case FieldDescriptor::CPPTYPE_MESSAGE: WriteMessage(f, vars, out); return;
       case FieldDescriptor::CPPTYPE_STRING: {
-        SetCase(f, Tag(f, 2), &vars);
+        SetCase(f, ValueTag(f), &vars);
         vars["target"] = Reusable(f)        ? cpp::FieldName(f) + "_elements.Next()"
                          : f->is_repeated() ? "msg->add_" + cpp::FieldName(f) + "()"
                                             : "msg->mutable_" + cpp::FieldName(f) + "()";
@@ -301,10 +304,9 @@ class MessageWriter {
       default: break;
     }
     if (const char* type = FixedType(f)) {
-      const int size = FixedSize(f);
       vars["type"] = type;
-      vars["size"] = std::to_string(size);
-      SetCase(f, Tag(f, size == 4 ? 5 : 1), &vars);
+      vars["size"] = std::to_string(FixedSize(f));
+      SetCase(f, ValueTag(f), &vars);
       PrintCase(out, vars,
                 "case $tag$: {  // $decl$\n$label$"
                 "  if (end - p < $size$) break;\n"
@@ -323,7 +325,7 @@ class MessageWriter {
     if (f->type() == FieldDescriptor::TYPE_ENUM) {
       vars["enum"] = cpp::QualifiedClassName(f->enum_type());
     }
-    SetCase(f, Tag(f, 0), &vars);
+    SetCase(f, ValueTag(f), &vars);
     vars["check"] =
         closed_enum ? " || !" + ValidityCheck(f->enum_type(), "static_cast<int>(v)") : "";
     PrintCase(out, vars,
@@ -351,7 +353,7 @@ class MessageWriter {
   void WriteMessage(const FieldDescriptor* f, Vars vars, Printer* out) const {
     const bool here = generated_.count(f->message_type()) != 0;
     if (!here && IsLite(f->message_type()->file())) return;
-    SetCase(f, Tag(f, 2), &vars);
+    SetCase(f, ValueTag(f), &vars);
     vars["number"] = std::to_string(f->number());
     vars["sub_class"] = cpp::QualifiedClassName(f->message_type());
     PrintCase(out, vars,
@@ -403,7 +405,7 @@ class MessageWriter {
   // Varint payloads also take the context (tiny ones read past their end, within the input).
   void WritePacked(const FieldDescriptor* f, Vars vars, const char* parser, bool varints,
                    Printer* out, const std::string& extra_arguments = "") const {
-    SetCase(f, Tag(f, 2), &vars);
+    SetCase(f, PackedTag(f), &vars);
     vars["parser"] = parser;
     vars["extra"] = (varints ? ", *ctx" : "") + extra_arguments;
     PrintCase(out, vars,
