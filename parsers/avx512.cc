@@ -74,6 +74,12 @@ inline uint64_t RunsOfTen(uint64_t cont) {
   return r & (r >> 2);              // runs of 10
 }
 
+// Bit i set iff bits i..i+3 of `cont` are all set: a varint of five or more bytes.
+inline uint32_t RunsOf4(uint32_t cont) {
+  const uint32_t r = cont & (cont >> 1);
+  return r & (r >> 2);
+}
+
 // Offset one past the k-th (0-based) set bit of `mask`. REQUIRES: mask has more than k set bits.
 inline size_t EndOfNth(uint64_t mask, size_t k) {
   return static_cast<size_t>(_tzcnt_u64(_pdep_u64(uint64_t{1} << k, mask))) + 1;
@@ -150,6 +156,29 @@ inline Packed Pack64(__m512i prev, __m512i block, __m512i pe, __m512i eb) {
   // Strict mode: a 10th byte above 1 carries bits past 63.
   const uint32_t wide = _mm512_cmpgt_epu64_mask(b89, _mm512_set1_epi64(0x1FF));
   return {_mm512_or_si512(v, hi), wide};
+}
+
+// The values of varints of at most four bytes in one 64-byte window (lanes as for Pack32, `pe` and
+// `eb` offsets into `window`): bytes 1-4, those at or before the terminator, 7-bit groups joined.
+inline __m512i Pack32UpTo4(__m512i window, __m512i pe, __m512i eb) {
+  const __m512i idx = _mm512_add_epi8(pe, _mm512_set1_epi32(0x04030201));
+  const __m512i raw =
+      _mm512_and_si512(_mm512_maskz_permutexvar_epi8(_mm512_cmple_epu8_mask(idx, eb), idx, window),
+                       _mm512_set1_epi8(0x7F));
+  const __m512i w = _mm512_maddubs_epi16(_mm512_set1_epi16(static_cast<int16_t>(0x8001)), raw);
+  return _mm512_madd_epi16(w, _mm512_set1_epi32(0x40000001));
+}
+
+// The same for varints of at most eight bytes in 64-bit lanes (as for Pack64).
+inline __m512i Pack64UpTo8(__m512i window, __m512i pe, __m512i eb) {
+  const __m512i idx = _mm512_add_epi8(pe, _mm512_set1_epi64(0x0807060504030201));
+  const __m512i raw =
+      _mm512_and_si512(_mm512_maskz_permutexvar_epi8(_mm512_cmple_epu8_mask(idx, eb), idx, window),
+                       _mm512_set1_epi8(0x7F));
+  const __m512i w = _mm512_maddubs_epi16(_mm512_set1_epi16(static_cast<int16_t>(0x8001)), raw);
+  const __m512i d = _mm512_madd_epi16(w, _mm512_set1_epi32(0x40000001));
+  // Bits 0..27 from the low dword, 28..55 from the high one (see Pack64).
+  return _mm512_ternarylogic_epi64(_mm512_set1_epi64(0x0FFFFFFF), d, _mm512_srli_epi64(d, 4), 0xCA);
 }
 
 // Whether any of the first lanes (`lane_mask`) must go through the bounded scalar reader instead:
@@ -244,6 +273,18 @@ constexpr ByteVector MakeBlockOffsets() {
   return v;
 }
 constexpr ByteVector kBlockOffsets = MakeBlockOffsets();
+
+// Bytes 0..15 hold 0..15: the offsets of a tiny payload's bytes (Avx512TinyDecoder).
+struct alignas(16) ByteVector16 {
+  uint8_t b[16];
+  __m128i Load128() const { return _mm_load_si128(reinterpret_cast<const __m128i*>(b)); }
+};
+constexpr ByteVector16 MakePayloadOffsets() {
+  ByteVector16 v{};
+  for (int i = 0; i < 16; ++i) v.b[i] = static_cast<uint8_t>(i);
+  return v;
+}
+constexpr ByteVector16 kPayloadOffsets = MakePayloadOffsets();
 
 // Every byte of lane j (lanes of `lane_bytes` bytes) holds j: a vpermb control that copies element
 // j of a byte list into the whole of lane j. Adding the group size to every byte moves it to the
@@ -415,6 +456,76 @@ struct Avx512Decoder {
   }
 };
 
+// decode_tiny (kernel_abi.h) without a loop: the payload's (at most 16) bytes are one masked load,
+// and when its varints are all at most four bytes long they decode as one group of GroupSteps
+// does, all at once - vpcompressb lists their ends, vpermb spreads each end and its predecessor's
+// into the varint's lane, Pack32's first half gathers and joins the bytes - and one masked store
+// (two for 64-bit outputs) writes them. No branch depends on the varints' lengths, where the
+// generic decoder's loop runs (and mispredicts its exit) once per varint. A payload of one-byte
+// varints only is widened 16 at a time as there; one holding a longer varint, and the delta
+// formats (not used by generated parsers), go to the generic decoder.
+template <VarintFormat F>
+struct Avx512TinyDecoder {
+  using Out = typename FormatTraits<F>::Out;
+
+  static int Run(const uint8_t* p, const uint8_t* end, void* out_void, int room) {
+    if constexpr (FormatTraits<F>::kDelta) {
+      return TinyDecoder<F>::Run(p, end, out_void, room);
+    } else {
+      Out* const out = static_cast<Out*>(out_void);
+      const int n = static_cast<int>(end - p);
+      if (n == 0) return 0;
+      const uint32_t in = (1u << n) - 1;  // n <= 16.
+      const __m128i bytes = _mm_maskz_loadu_epi8(static_cast<__mmask16>(in), p);
+      const uint32_t cont = _mm_movepi8_mask(bytes);
+      if ((cont >> (n - 1)) != 0) return kTinyMalformed;  // The payload ends inside a varint.
+      if (cont == 0 && room >= kTinyPayloadBytes) {
+        StoreOneByteValues<F, 16>(bytes, out);
+        return n;
+      }
+      const uint32_t term = ~cont & in;
+      const int count = _mm_popcnt_u32(term);
+      // Each varint's end offset (0..15), in order; below, spread into its lane, with lane
+      // j - 1's (-1 for lane 0: byte arithmetic wraps it to the payload's first byte) as its
+      // predecessor.
+      const __m512i ends = _mm512_zextsi128_si512(
+          _mm_maskz_compress_epi8(static_cast<__mmask16>(term), kPayloadOffsets.Load128()));
+      const __m512i window = _mm512_zextsi128_si512(bytes);
+      __m512i unused_carry;
+      if (RunsOf4(cont) != 0) {
+        // A varint of 5+ bytes: 64-bit outputs take up to 8 bytes in 64-bit lanes (two groups of
+        // eight, the second only when there are more than eight varints, as in a 5-byte value
+        // among one-byte ones); the rest goes to the generic decoder.
+        if (sizeof(Out) != 8 || RunsOf4(cont & (cont >> 4)) != 0) {
+          return TinyDecoder<F>::Run(p, end, out_void, room);
+        }
+        const __m512i eb0 = _mm512_permutexvar_epi8(kLaneIndex64.Load(), ends);
+        const __m512i pe0 = _mm512_alignr_epi64(eb0, _mm512_set1_epi8(-1), 7);
+        Emit<F>(Pack64UpTo8(window, pe0, eb0), count < 8 ? count : 8, out, &unused_carry);
+        if (count > 8) {
+          const __m512i eb1 = _mm512_permutexvar_epi8(
+              _mm512_add_epi8(kLaneIndex64.Load(), _mm512_set1_epi8(8)), ends);
+          const __m512i pe1 = _mm512_alignr_epi64(eb1, eb0, 7);
+          Emit<F>(Pack64UpTo8(window, pe1, eb1), count - 8, out + 8, &unused_carry);
+        }
+        return count;
+      }
+      const __m512i eb = _mm512_permutexvar_epi8(kLaneIndex32.Load(), ends);
+      const __m512i pe = _mm512_alignr_epi32(eb, _mm512_set1_epi8(-1), 15);
+      const __m512i v = Pack32UpTo4(window, pe, eb);
+      if constexpr (sizeof(Out) == 8) {
+        Emit<F>(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(v)), count < 8 ? count : 8, out,
+                &unused_carry);
+        Emit<F>(_mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(v, 1)), count > 8 ? count - 8 : 0,
+                out + 8, &unused_carry);
+      } else {
+        Emit<F>(v, count, out, &unused_carry);
+      }
+      return count;
+    }
+  }
+};
+
 // Encoded sizes with vplzcntd/q (AVX512CD): log2 = width - 1 - lzcnt(v | 1), then upstream's
 // (log2 * 9 + 73) / 64, sixteen (eight) lanes at a time; a negative int32 adds 5 (10 bytes in all).
 template <SizeFormat S>
@@ -478,7 +589,8 @@ size_t CountTerminatorsAvx512(const uint8_t* p, const uint8_t* end) {
 }  // namespace
 
 extern const KernelDescriptor kAvx512Kernel;
-const KernelDescriptor kAvx512Kernel = MakeKernelDescriptor<Avx512Decoder, Avx512Sizer>(
+const KernelDescriptor kAvx512Kernel = MakeKernelDescriptor<Avx512Decoder, Avx512Sizer,
+                                                            Avx512TinyDecoder>(
     "avx512",
     "AVX-512 VBMI/VBMI2: 64-byte blocks, vpcompressb end offsets, vpermb gather, 16 (8) varints "
     "per step; all-one-byte blocks zero-extended; strict-mode range failures and 5+-byte bools "

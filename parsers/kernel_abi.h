@@ -97,7 +97,8 @@ using DecodeFn = DecodeResult (*)(const uint8_t* p, const uint8_t* end, void* ou
 using CountFn = size_t (*)(const uint8_t* p, const uint8_t* end);
 
 // Tiny payloads (generated parsers' packed fields of at most kTinyPayloadBytes), decoded without
-// a kernel's setup and with no bound check per value (parsers/tiny_payload-inl.h):
+// a kernel's setup and with no bound check per value (parsers/tiny_payload-inl.h; avx512 has its
+// own, branch-free for varints of up to four bytes, eight for 64-bit fields):
 //
 //   int decode_tiny(const uint8_t* p, const uint8_t* end, void* out, int room);
 //

@@ -129,8 +129,11 @@ class OutputSink {
 
 // Builds a kernel's descriptor from its decoder and sizer templates: Decoder<F, kStrict>::Run must
 // have the DecodeFn signature. Every format and both modes are instantiated here, in one place, so
-// a kernel cannot forget one. Sizer<S>::Run has the SizeFn signature for each SizeFormat S.
-template <template <VarintFormat, bool> class Decoder, template <SizeFormat> class Sizer>
+// a kernel cannot forget one. Sizer<S>::Run has the SizeFn signature for each SizeFormat S, and
+// Tiny<F>::Run the TinyDecodeFn one (TinyDecoder, tiny_payload-inl.h, unless the kernel has its
+// own).
+template <template <VarintFormat, bool> class Decoder, template <SizeFormat> class Sizer,
+          template <VarintFormat> class Tiny = TinyDecoder>
 constexpr KernelDescriptor MakeKernelDescriptor(
     const char* name, const char* summary, CountFn count_terminators,
     uint32_t inline_below_bytes = kDefaultInlineBelowBytes, bool short_payloads_direct = false) {
@@ -153,10 +156,9 @@ constexpr KernelDescriptor MakeKernelDescriptor(
       },
       {&Sizer<S::kUInt32>::Run, &Sizer<S::kInt32>::Run, &Sizer<S::kSInt32>::Run,
        &Sizer<S::kUInt64>::Run, &Sizer<S::kSInt64>::Run},
-      {&TinyDecoder<F::kInt32>::Run, &TinyDecoder<F::kUInt32>::Run, &TinyDecoder<F::kSInt32>::Run,
-       &TinyDecoder<F::kInt64>::Run, &TinyDecoder<F::kUInt64>::Run, &TinyDecoder<F::kSInt64>::Run,
-       &TinyDecoder<F::kBool>::Run, &TinyDecoder<F::kDeltaUInt32>::Run,
-       &TinyDecoder<F::kDeltaUInt64>::Run},
+      {&Tiny<F::kInt32>::Run, &Tiny<F::kUInt32>::Run, &Tiny<F::kSInt32>::Run, &Tiny<F::kInt64>::Run,
+       &Tiny<F::kUInt64>::Run, &Tiny<F::kSInt64>::Run, &Tiny<F::kBool>::Run,
+       &Tiny<F::kDeltaUInt32>::Run, &Tiny<F::kDeltaUInt64>::Run},
       inline_below_bytes,
       short_payloads_direct,
   };

@@ -414,6 +414,20 @@ TEST_P(KernelTest, TinyDecoderAgreesWithTheReference) {
       }
     }
   }
+  // One long varint among one-byte ones, at every position: more than eight varints with a long
+  // one among them (a vector decoder's second group of eight 64-bit lanes).
+  for (int length = 5; length <= 10; ++length) {
+    const int ones = internal::kTinyPayloadBytes - length;
+    for (int at = 0; at <= ones; ++at) {
+      std::string payload;
+      for (int i = 0; i < ones; ++i) {
+        if (i == at) payload += Varint(rng() >> (64 - 7 * length + (length == 10 ? 6 : 0)), length);
+        payload += Varint(static_cast<uint64_t>(i + 1), 1);
+      }
+      if (at == ones) payload += Varint(uint64_t{1} << (7 * (length - 1)), length);
+      payloads.push_back(payload);
+    }
+  }
   for (const std::string& payload : payloads) {
     int run = 0;
     bool has_long_varint = false;  // longest_taken continuation bytes in a row: a longer varint.
