@@ -158,26 +158,32 @@ inline Packed Pack64(__m512i prev, __m512i block, __m512i pe, __m512i eb) {
   return {_mm512_or_si512(v, hi), wide};
 }
 
-// The values of varints of at most four bytes in one 64-byte window (lanes as for Pack32, `pe` and
-// `eb` offsets into `window`): bytes 1-4, those at or before the terminator, 7-bit groups joined.
-inline __m512i Pack32UpTo4(__m512i window, __m512i pe, __m512i eb) {
-  const __m512i idx = _mm512_add_epi8(pe, _mm512_set1_epi32(0x04030201));
-  const __m512i raw =
-      _mm512_and_si512(_mm512_maskz_permutexvar_epi8(_mm512_cmple_epu8_mask(idx, eb), idx, window),
-                       _mm512_set1_epi8(0x7F));
+// Tiny payloads (Avx512TinyDecoder): all the varints sit in one 64-byte `window`, and `pe` / `eb`
+// are offsets into it (lanes as for Pack32 / Pack64). Byte k of a lane gets the varint's byte at
+// window[pe + offset k] if it is at or before the varint's terminator, else 0, high bit cleared.
+inline __m512i GatherVarintBytes(__m512i window, __m512i pe, __m512i eb, __m512i offsets) {
+  const __m512i idx = _mm512_add_epi8(pe, offsets);
+  return _mm512_and_si512(
+      _mm512_maskz_permutexvar_epi8(_mm512_cmple_epu8_mask(idx, eb), idx, window),
+      _mm512_set1_epi8(0x7F));
+}
+
+// Per dword lane: its four 7-bit groups joined into 28 bits, (b0 + 128 b1) + 16384 (b2 + 128 b3).
+inline __m512i JoinFourGroups(__m512i raw) {
   const __m512i w = _mm512_maddubs_epi16(_mm512_set1_epi16(static_cast<int16_t>(0x8001)), raw);
   return _mm512_madd_epi16(w, _mm512_set1_epi32(0x40000001));
 }
 
-// The same for varints of at most eight bytes in 64-bit lanes (as for Pack64).
+// Varints of at most four bytes, one per dword lane.
+inline __m512i Pack32UpTo4(__m512i window, __m512i pe, __m512i eb) {
+  return JoinFourGroups(GatherVarintBytes(window, pe, eb, _mm512_set1_epi32(0x04030201)));
+}
+
+// Varints of at most eight bytes, one per qword lane: bits 0..27 from the low dword, 28..55 from
+// the high one (as in Pack64).
 inline __m512i Pack64UpTo8(__m512i window, __m512i pe, __m512i eb) {
-  const __m512i idx = _mm512_add_epi8(pe, _mm512_set1_epi64(0x0807060504030201));
-  const __m512i raw =
-      _mm512_and_si512(_mm512_maskz_permutexvar_epi8(_mm512_cmple_epu8_mask(idx, eb), idx, window),
-                       _mm512_set1_epi8(0x7F));
-  const __m512i w = _mm512_maddubs_epi16(_mm512_set1_epi16(static_cast<int16_t>(0x8001)), raw);
-  const __m512i d = _mm512_madd_epi16(w, _mm512_set1_epi32(0x40000001));
-  // Bits 0..27 from the low dword, 28..55 from the high one (see Pack64).
+  const __m512i d =
+      JoinFourGroups(GatherVarintBytes(window, pe, eb, _mm512_set1_epi64(0x0807060504030201)));
   return _mm512_ternarylogic_epi64(_mm512_set1_epi64(0x0FFFFFFF), d, _mm512_srli_epi64(d, 4), 0xCA);
 }
 
