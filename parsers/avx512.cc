@@ -463,13 +463,17 @@ struct Avx512Decoder {
 };
 
 // decode_tiny (kernel_abi.h) without a loop: the payload's (at most 16) bytes are one masked load,
-// and when its varints are all at most four bytes long they decode as one group of GroupSteps
-// does, all at once - vpcompressb lists their ends, vpermb spreads each end and its predecessor's
-// into the varint's lane, Pack32's first half gathers and joins the bytes - and one masked store
-// (two for 64-bit outputs) writes them. No branch depends on the varints' lengths, where the
-// generic decoder's loop runs (and mispredicts its exit) once per varint. A payload of one-byte
-// varints only is widened 16 at a time as there; one holding a longer varint, and the delta
-// formats (not used by generated parsers), go to the generic decoder.
+// and when its varints are all at most four bytes long (eight for 64-bit outputs) they decode as
+// one group of GroupSteps does (two of eight 64-bit lanes for more than eight varints), at once -
+// vpcompressb lists their ends, vpermb spreads each end and its predecessor's into the varint's
+// lane, Pack32's first half gathers and joins the bytes - and one masked store (two for 64-bit
+// outputs) writes them. No branch depends on the varints' lengths, where the generic decoder's loop
+// runs (and mispredicts its exit) once per varint. A payload of one-byte varints only is its bytes
+// widened and stored under a mask, so only the n values' bytes are written (the generic decoder
+// stores 16 values, 64 bytes for 32-bit fields, whatever n is: more lines to bring in where the
+// message tree, larger than L2, has gone cold). A payload holding a longer varint (a negative
+// int32's ten bytes, say), and the delta formats (not used by generated parsers), go to the generic
+// decoder.
 template <VarintFormat F>
 struct Avx512TinyDecoder {
   using Out = typename FormatTraits<F>::Out;
@@ -485,8 +489,19 @@ struct Avx512TinyDecoder {
       const __m128i bytes = _mm_maskz_loadu_epi8(static_cast<__mmask16>(in), p);
       const uint32_t cont = _mm_movepi8_mask(bytes);
       if ((cont >> (n - 1)) != 0) return kTinyMalformed;  // The payload ends inside a varint.
-      if (cont == 0 && room >= kTinyPayloadBytes) {
-        StoreOneByteValues<F, 16>(bytes, out);
+      if (cont == 0) {
+        // One-byte varints only: the bytes are the values; stores cover just the n values.
+        __m512i unused;
+        if constexpr (F == VarintFormat::kBool) {
+          _mm_mask_storeu_epi8(out, static_cast<__mmask16>(in),
+                               _mm_min_epu8(bytes, _mm_set1_epi8(1)));
+        } else if constexpr (sizeof(Out) == 8) {
+          Emit<F>(_mm512_cvtepu8_epi64(bytes), n < 8 ? n : 8, out, &unused);
+          if (n > 8)
+            Emit<F>(_mm512_cvtepu8_epi64(_mm_srli_si128(bytes, 8)), n - 8, out + 8, &unused);
+        } else {
+          Emit<F>(_mm512_cvtepu8_epi32(bytes), n, out, &unused);
+        }
         return n;
       }
       const uint32_t term = ~cont & in;
