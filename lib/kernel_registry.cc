@@ -77,10 +77,6 @@ const KernelEntry kRegistry[] = {
 #undef PBACCEL_KERNEL_ENTRY
 };
 
-// PBACCEL_KERNEL override and ScopedKernelOverride: the kernel to use instead of the automatic
-// choice, or nullptr.
-std::atomic<const KernelDescriptor*> g_override{nullptr};
-
 std::string KnownNames() {
   std::vector<absl::string_view> names;
   for (const KernelEntry& e : kRegistry) names.push_back(e.kernel->name);
@@ -103,19 +99,19 @@ const KernelDescriptor* ResolveFromEnvironment() {
   return chosen.kernel;
 }
 
+}  // namespace
+
+// ScopedKernelOverride's (or a test's) kernel, used instead of the automatic choice; or nullptr.
+std::atomic<const KernelDescriptor*> g_override{nullptr};
+
 // The automatic choice (or PBACCEL_KERNEL's) once resolved; nullptr before the first call.
 std::atomic<const KernelDescriptor*> g_auto{nullptr};
 
-// Out of line and cold: inlined, its locals made every ActiveKernel() call save six registers and
-// check a stack canary (about 30 instructions per call, 5% of a generated parser's time on the
-// tiles under callgrind).
 ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD const KernelDescriptor& ResolveAutoKernel() {
   static const KernelDescriptor* const kernel = ResolveFromEnvironment();  // Once, thread-safe.
   g_auto.store(kernel, std::memory_order_release);
   return *kernel;
 }
-
-}  // namespace
 
 absl::Span<const KernelEntry> KernelRegistry() { return kRegistry; }
 
@@ -144,13 +140,6 @@ const KernelEntry& SelectKernel(const CpuInfo& cpu, absl::string_view requested,
     return automatic;
   }
   return *entry;  // An explicit request overrides policy vetoes: the user asked for it.
-}
-
-const KernelDescriptor& ActiveKernel() {
-  const KernelDescriptor* forced = g_override.load(std::memory_order_acquire);
-  if (forced != nullptr) return *forced;
-  const KernelDescriptor* automatic = g_auto.load(std::memory_order_acquire);
-  return automatic != nullptr ? *automatic : ResolveAutoKernel();
 }
 
 ScopedActiveKernelForTesting::ScopedActiveKernelForTesting(const KernelDescriptor& kernel)

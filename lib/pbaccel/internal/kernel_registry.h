@@ -6,6 +6,7 @@
 #ifndef PBACCEL_INTERNAL_KERNEL_REGISTRY_H_
 #define PBACCEL_INTERNAL_KERNEL_REGISTRY_H_
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -43,9 +44,27 @@ bool PextIsMicrocoded(const CpuInfo& cpu);
 // 512-bit instructions lower the core clock on Intel Skylake-SP/-X, Cascade Lake, Cooper Lake.
 bool Avx512LowersClock(const CpuInfo& cpu);
 
-// The kernel to decode with now. Cheap (an atomic load and an initialized-static check); callers
-// fetch it once per payload, never per varint.
-const KernelDescriptor& ActiveKernel();
+// What ActiveKernel() reads (defined in kernel_registry.cc; set only there, by
+// ScopedKernelOverride, ScopedActiveKernelForTesting and ResolveAutoKernel): the override, or
+// nullptr; and the automatic choice (PBACCEL_KERNEL's when it names a usable kernel) once resolved,
+// or nullptr before.
+extern std::atomic<const KernelDescriptor*> g_override;
+extern std::atomic<const KernelDescriptor*> g_auto;
+// Resolves the automatic choice (once, thread-safe), stores it in g_auto and returns it. Out of
+// line and cold: inlined, its locals made every ActiveKernel() call save six registers and check a
+// stack canary (about 30 instructions per call, 5% of a generated parser's time on the tiles under
+// callgrind).
+const KernelDescriptor& ResolveAutoKernel();
+
+// The kernel to decode with now: two atomic loads, inline (generated parsers ask once per packed
+// field, and a call per field showed in their profile); callers fetch it once per payload, never
+// per varint.
+inline const KernelDescriptor& ActiveKernel() {
+  const KernelDescriptor* forced = g_override.load(std::memory_order_acquire);
+  if (forced != nullptr) return *forced;
+  const KernelDescriptor* automatic = g_auto.load(std::memory_order_acquire);
+  return automatic != nullptr ? *automatic : ResolveAutoKernel();
+}
 
 // For tests: makes `kernel` (a descriptor the test built, e.g. a registered one with a function
 // wrapped to count its calls; it must outlive this object) the active kernel, as
