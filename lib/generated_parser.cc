@@ -162,6 +162,11 @@ bool ParseShortPacked(const char* p, const char* end,
 
 // --- Wire readers --------------------------------------------------------------------------------
 
+uint64_t& FullRequiredFieldChecksForTesting() {
+  thread_local uint64_t checks = 0;
+  return checks;
+}
+
 uint64_t& PredictedTagsForTesting() {
   thread_local uint64_t hits = 0;
   return hits;
@@ -243,6 +248,7 @@ PBACCEL_PACKED_PARSER(Bool, kBool, bool)
 
 const char* Delegate(const char* field, const char* end, MessageLite* msg, Context* ctx,
                      int budget) {
+  ctx->MarkMaybeUninitialized();
   internal::WireField f;
   internal::WireError error;
   const char* next = internal::ReadWholeField(field, end, &f, &error);
@@ -305,9 +311,15 @@ absl::Status Run(absl::string_view bytes, MessageLite* msg, Mode mode, MergeFn m
                               internal::DefaultRecursionBudget(), reuse) != nullptr
                       : MergeInPieces(bytes, msg, merge, &ctx, reuse);
   if (!ok) return ctx.FailureStatus();
-  if ((mode == Mode::kParse || mode == Mode::kMerge) && !msg->IsInitialized()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        msg->GetTypeName(), ": missing required fields: ", msg->InitializationErrorString()));
+  // Parse: only messages this parse built, each checked as it ended (Context); merge: also the old
+  // contents, which nothing here checked.
+  const bool check = mode == Mode::kMerge || (mode == Mode::kParse && ctx.maybe_uninitialized());
+  if (check) {
+    ++FullRequiredFieldChecksForTesting();
+    if (!msg->IsInitialized()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          msg->GetTypeName(), ": missing required fields: ", msg->InitializationErrorString()));
+    }
   }
   return absl::OkStatus();
 }

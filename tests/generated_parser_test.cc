@@ -15,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/dynamic_message.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "pbaccel/internal/kernel_registry.h"
 #include "pbaccel/message_parser.h"
@@ -154,6 +155,54 @@ TEST(GeneratedParserTest, MissingRequiredFields) {
   EXPECT_EQ(lite.req(), 1);
   EXPECT_TRUE(MergePartialMessage(std::string("\x08\x02", 2), &lite).ok());
   EXPECT_EQ(lite.req(), 2);
+}
+
+// Required fields are checked as each message's input ends; the walk over the whole message
+// (IsInitialized) runs only where those checks cannot decide: a message missing a required field
+// (in any piece of it), a field handed to upstream, a merge into old contents. Every answer must
+// be upstream's; the counter proves the walk was skipped where it was.
+TEST(GeneratedParserTest, RequiredFieldsCheckedAsTheParseGoes) {
+  const auto everything = [](const std::string& body) {  // Singulars2.everything (14) { body }.
+    std::string field;
+    testing::AppendTag(14, 2, &field);
+    testing::AppendVarint(body.size(), &field);
+    return field + body;
+  };
+  const std::string req = std::string("\x08\x01", 2);          // Everything.req = 1.
+  const std::string str = std::string("\x12\x01x", 3);         // Everything.str = "x".
+  const std::string unknown = std::string("\xf8\x06\x01", 3);  // Field 111, varint 1.
+  struct Case {
+    const char* what;
+    std::string input;
+    bool walk;  // Whether the whole-message check must run.
+  };
+  const Case cases[] = {
+      {"required field present", everything(req + str), false},
+      {"two submessages, each complete", everything(req) + everything(str + req), false},
+      {"required field missing", everything(str), true},
+      {"empty submessage", everything(""), true},
+      {"required field only in the second piece", everything(str) + everything(req), true},
+      {"an unknown field (upstream's)", everything(req) + unknown, true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    test2::Singulars2 upstream;
+    const bool upstream_ok = upstream.ParseFromString(c.input);
+    test2::Singulars2 ours;
+    const uint64_t walks = gen::FullRequiredFieldChecksForTesting();
+    const absl::Status s = ParseMessage(c.input, &ours);
+    EXPECT_EQ(gen::FullRequiredFieldChecksForTesting() - walks, c.walk ? 1u : 0u);
+    ASSERT_EQ(s.ok(), upstream_ok) << s;
+    if (!s.ok()) {
+      EXPECT_THAT(std::string(s.message()), HasSubstr("missing required fields"));
+      continue;
+    }
+    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(ours, upstream));
+    // A merge always walks: the old contents were never checked.
+    const uint64_t before_merge = gen::FullRequiredFieldChecksForTesting();
+    EXPECT_TRUE(MergeMessage(c.input, &ours).ok());
+    EXPECT_EQ(gen::FullRequiredFieldChecksForTesting() - before_merge, 1u);
+  }
 }
 
 // Every full type's generated parser against upstream, under every kernel (RunDifferential compares

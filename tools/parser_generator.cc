@@ -182,6 +182,16 @@ class MessageWriter {
     for (const FieldDescriptor* f : reusable) {
       out_->Print("  $field$_elements.Finish();\n", "field", cpp::FieldName(f));
     }
+    // Its own required fields, now that its input has ended (Context::MarkMaybeUninitialized).
+    std::string present;
+    for (int i = 0; i < d_->field_count(); ++i) {
+      if (!d_->field(i)->is_required()) continue;
+      present +=
+          (present.empty() ? "" : " && ") + ("msg->has_" + cpp::FieldName(d_->field(i)) + "()");
+    }
+    if (!present.empty()) {
+      out_->Print("  if (!($present$)) ctx->MarkMaybeUninitialized();\n", "present", present);
+    }
     out_->Print(
         "  return p;\n"
         "}\n\n");

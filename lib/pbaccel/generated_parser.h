@@ -71,9 +71,19 @@ class Context {
   // The error for the recorded failure (OK if none).
   absl::Status FailureStatus() const;
 
+  // Required fields. Each generated MergeFields of a type with required fields checks them when
+  // its input ends, and Delegate (which may build submessages no generated code checks) marks
+  // the parse too. A parse never marked built only messages that have all their required fields,
+  // so Run() skips the IsInitialized() walk over the whole tree, which upstream's parse does; a
+  // marked one gets that walk, which decides (a submessage split in two may lack a field in its
+  // first piece only).
+  void MarkMaybeUninitialized() { maybe_uninitialized_ = true; }
+  bool maybe_uninitialized() const { return maybe_uninitialized_; }
+
  private:
   const char* origin_;
   const char* readable_end_;
+  bool maybe_uninitialized_ = false;
   Failure failure_ = Failure::kNone;
   uint8_t wire_error_ = 0;
   uint32_t number_ = 0;
@@ -108,6 +118,11 @@ inline const char* ReadTag(const char* p, const char* end, uint32_t* tag) {
 // generated parsers compiled with PBACCEL_GEN_COUNT_PREDICTIONS defined (a test's: the jumps are a
 // fast path, and a test must see them taken). Other generated code does not count.
 uint64_t& PredictedTagsForTesting();
+
+// The number of parses and merges on this thread whose required fields Run() checked by walking
+// the whole message (IsInitialized()), not by the checks generated parsers make as they go
+// (Context::MarkMaybeUninitialized): for tests, which must see that walk skipped.
+uint64_t& FullRequiredFieldChecksForTesting();
 
 // Generated code compiled with PBACCEL_GEN_COUNT_PREDICTIONS gets its own NextTagIs, in an inline
 // namespace (another symbol): a program may link counting and plain generated parsers together.
