@@ -24,7 +24,10 @@
 //      vpmaddubsw (b0 + 128 b1) and vpmaddwd (w0 + 16384 w1) squeeze the 7-bit groups together.
 //      Byte 5 of a 32-bit value and bytes 9-10 of a 64-bit value come from one more gather, for
 //      every group, without a branch. Bytes 6-10 of a 32-bit field's varint carry bits past bit
-//      31: they are dropped, as upstream drops them.
+//      31: they are dropped, as upstream drops them. In payloads of 1,024 bytes or more, a block
+//      whose varints are all at most four bytes long (no run of four continuation bits) skips
+//      that gather and, for 64-bit outputs, decodes 16 per group in 32-bit lanes, widened as
+//      they are stored.
 //   5. zigzag, bool (value != 0, narrowed to bytes) and delta (an in-register prefix sum over the
 //      group, shift-and-add in four steps, plus the running carry) are fused into the store; the
 //      last, partial group stores under a mask, so nothing past the last value is written.
@@ -75,8 +78,9 @@ inline uint64_t RunsOfTen(uint64_t cont) {
 }
 
 // Bit i set iff bits i..i+3 of `cont` are all set: a varint of five or more bytes.
-inline uint32_t RunsOf4(uint32_t cont) {
-  const uint32_t r = cont & (cont >> 1);
+template <typename Bits>
+inline Bits RunsOf4(Bits cont) {
+  const Bits r = cont & (cont >> 1);
   return r & (r >> 2);
 }
 
@@ -106,7 +110,10 @@ struct Packed {
 // 64..127); every byte of lane j of `pe` holds the window offset of the byte before varint j (its
 // predecessor's terminator). Indices past 127 wrap into `prev`: they only ever select bytes past
 // the varint's terminator, which are masked off.
-inline Packed Pack32(__m512i prev, __m512i block, __m512i pe, __m512i eb) {
+//
+// Pack32UpTo4 is the first half: all of the value for varints of at most four bytes (blocks the
+// driver found to hold only such varints take just this half).
+inline __m512i Pack32UpTo4(__m512i prev, __m512i block, __m512i pe, __m512i eb) {
   // Window offsets of bytes 1-4 of each varint (byte arithmetic: at most 127 + 5, no wrap past
   // 255); the gather keeps only those at or before the varint's own terminator (`eb`), zeroing
   // the rest, so no byte of the next varint leaks in.
@@ -116,7 +123,11 @@ inline Packed Pack32(__m512i prev, __m512i block, __m512i pe, __m512i eb) {
                                        _mm512_set1_epi8(0x7F));
   // (b0 + 128 b1) per 16 bits, then (w0 + 16384 w1) per 32: 28 bits of value.
   const __m512i w = _mm512_maddubs_epi16(_mm512_set1_epi16(static_cast<int16_t>(0x8001)), raw);
-  const __m512i v = _mm512_madd_epi16(w, _mm512_set1_epi32(0x40000001));
+  return _mm512_madd_epi16(w, _mm512_set1_epi32(0x40000001));
+}
+
+inline Packed Pack32(__m512i prev, __m512i block, __m512i pe, __m512i eb) {
+  const __m512i v = Pack32UpTo4(prev, block, pe, eb);
   // Varints of 5+ bytes (each byte of eb - pe is the lane's length, so the dword compares as the
   // length does): bits 28..31 are the low nibble of byte 5 (a dword shift by 28 keeps just that
   // nibble). Done for every group without a branch: a group holding one is common enough (13 % of
@@ -316,6 +327,26 @@ struct Avx512Decoder {
   // the block is one byte long) or GroupSteps.
   static DecodeResult Run(const uint8_t* p, const uint8_t* end, void* out_void, size_t cap,
                           uint64_t delta_base) {
+    if (end - p >= kShortBlockPayloadBytes) return WalkLong(p, end, out_void, cap, delta_base);
+    return Walk<false>(p, end, out_void, cap, delta_base);
+  }
+
+  // Payloads of at least this many bytes look, per block, for blocks whose varints are all at most
+  // four bytes long (GroupSteps<true>). Shorter ones run without the test: on payloads of a few
+  // blocks, its code in the loop cost more than it saved (docs/kernels.md).
+  static constexpr ptrdiff_t kShortBlockPayloadBytes = 1024;
+
+  // Out of line: short payloads (most real ones) pay only Run's length test.
+  __attribute__((noinline)) static DecodeResult WalkLong(const uint8_t* p, const uint8_t* end,
+                                                         void* out_void, size_t cap,
+                                                         uint64_t delta_base) {
+    return Walk<true>(p, end, out_void, cap, delta_base);
+  }
+
+  template <bool kShortBlocks>
+  __attribute__((always_inline)) static DecodeResult Walk(const uint8_t* p, const uint8_t* end,
+                                                          void* out_void, size_t cap,
+                                                          uint64_t delta_base) {
     Out* const out = static_cast<Out*>(out_void);
     size_t n = 0;
     __m512i carry = L::k64 ? _mm512_set1_epi64(static_cast<int64_t>(delta_base))
@@ -354,8 +385,15 @@ struct Avx512Decoder {
         }
         OneByteStep(&p, end, &block, nvar, consumed_mask, out, &n, cap, &carry);
       } else {
-        const DecodeResult r = GroupSteps(p, start, prev_block, block, prev_end, term, nvar, out, n,
-                                          delta_base, &carry);
+        // Every varint ending here at most four bytes long: the first (the open one's bytes and
+        // its continuation bytes here) and those starting here (no run of four continuation bits).
+        const bool short_varints =
+            kShortBlocks && open + _tzcnt_u64(term) < 4 && (RunsOf4(cont) & consumed_mask) == 0;
+        const DecodeResult r = short_varints
+                                   ? GroupSteps<true>(p, start, prev_block, block, prev_end, term,
+                                                      nvar, out, n, delta_base, &carry)
+                                   : GroupSteps<false>(p, start, prev_block, block, prev_end, term,
+                                                       nvar, out, n, delta_base, &carry);
         if (r.status != DecodeStatus::kOk) return r;
       }
       // Here term != 0 (the check above), so nvar >= 1.
@@ -415,24 +453,35 @@ struct Avx512Decoder {
   // predecessor's, into its lane, Pack32/Pack64 gather and join its bytes, and Emit stores. A group
   // NeedsScalar rejects goes through the bounded scalar reader. Writes out[n, n + nvar); returns
   // kOk, or the scalar reader's error.
+  //
+  // kShort: every varint is at most four bytes long (the driver checked), so Pack32UpTo4's 28 bits
+  // are the whole value: groups of 16 in 32-bit lanes for every format, zero-extended to two
+  // halves of eight for 64-bit outputs (OSM's coordinate and id deltas are such blocks).
+  template <bool kShort>
   __attribute__((always_inline)) static DecodeResult GroupSteps(
       const uint8_t* p, const uint8_t* start, __m512i prev_block, __m512i block, uint32_t prev_end,
       uint64_t term, size_t nvar, Out* out, size_t n, uint64_t delta_base, __m512i* carry) {
+    constexpr bool kLanes32 = kShort || !L::k64;
+    constexpr size_t kPerGroup = kLanes32 ? 16 : 8;
     // Window offsets of the terminators of the block's varints, in order.
     const __m512i ends = _mm512_maskz_compress_epi8(term, kBlockOffsets.Load());
-    // rep picks the group's end offsets into every byte of their lanes: lane j of the group gets
-    // ends[16g + j] (8g + j for 64-bit lanes).
-    __m512i rep = L::k64 ? kLaneIndex64.Load() : kLaneIndex32.Load();
-    const __m512i rep_step = _mm512_set1_epi8(static_cast<char>(L::kPerGroup));
-    // Lane 15 (7) of `pe_prev` holds the terminator before the group.
+    // rep picks the group's end offsets into every byte of their lanes: lane j of group g gets
+    // ends[kPerGroup * g + j].
+    __m512i rep = kLanes32 ? kLaneIndex32.Load() : kLaneIndex64.Load();
+    const __m512i rep_step = _mm512_set1_epi8(static_cast<char>(kPerGroup));
+    // The last lane of `pe_prev` holds the terminator before the group.
     __m512i pe_prev = _mm512_set1_epi8(static_cast<char>(prev_end));
-    for (size_t g = 0; g < nvar; g += L::kPerGroup) {
-      const size_t cnt = nvar - g < L::kPerGroup ? nvar - g : L::kPerGroup;
+    for (size_t g = 0; g < nvar; g += kPerGroup) {
+      const size_t cnt = nvar - g < kPerGroup ? nvar - g : kPerGroup;
       const __m512i eb = _mm512_permutexvar_epi8(rep, ends);
       const __m512i pe =
-          L::k64 ? _mm512_alignr_epi64(eb, pe_prev, 7) : _mm512_alignr_epi32(eb, pe_prev, 15);
-      const Packed packed =
-          L::k64 ? Pack64(prev_block, block, pe, eb) : Pack32(prev_block, block, pe, eb);
+          kLanes32 ? _mm512_alignr_epi32(eb, pe_prev, 15) : _mm512_alignr_epi64(eb, pe_prev, 7);
+      Packed packed;
+      if constexpr (kShort) {
+        packed = {Pack32UpTo4(prev_block, block, pe, eb), 0};
+      } else {
+        packed = L::k64 ? Pack64(prev_block, block, pe, eb) : Pack32(prev_block, block, pe, eb);
+      }
       if (NeedsScalar<F, kStrict>(packed, (1u << cnt) - 1)) {
         // Decode the group with the bounded reader, then pick the delta carry up again.
         const DecodeResult r = ScalarGroup(p, start, g, cnt, term, out, n + g, delta_base);
@@ -440,6 +489,13 @@ struct Avx512Decoder {
         if constexpr (FormatTraits<F>::kDelta) {
           *carry = L::k64 ? _mm512_set1_epi64(static_cast<int64_t>(out[n + g + cnt - 1]))
                           : _mm512_set1_epi32(static_cast<int32_t>(out[n + g + cnt - 1]));
+        }
+      } else if constexpr (kShort && L::k64) {
+        Emit<F>(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(packed.v)), cnt < 8 ? cnt : 8,
+                out + n + g, carry);
+        if (cnt > 8) {
+          Emit<F>(_mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(packed.v, 1)), cnt - 8,
+                  out + n + g + 8, carry);
         }
       } else {
         Emit<F>(packed.v, cnt, out + n + g, carry);

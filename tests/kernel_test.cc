@@ -224,6 +224,29 @@ TEST_P(KernelTest, RunsOfFiveByteVarintsWithEveryFifthByte) {
   }
 }
 
+TEST_P(KernelTest, OneLongVarintInALongPayloadOfShortOnes) {
+  // Two-byte varints over 1,100 bytes (long enough for avx512's per-block test for short varints),
+  // with one varint of 5-10 bytes starting at every offset of a 64-byte block: at its start, inside
+  // it, or open across the block's end, the blocks it touches must take the full path.
+  std::mt19937_64 rng(23);
+  for (int length = 5; length <= 10; ++length) {
+    for (size_t at = 5 * 64; at < 6 * 64; ++at) {
+      std::string payload;
+      while (payload.size() < at) {
+        payload +=
+            at - payload.size() == 1 ? Varint(rng() % 128, 1) : Varint(128 + rng() % 16000, 2);
+      }
+      payload += Varint((rng() | (uint64_t{1} << 62)) >> (64 - 7 * length + (length == 10 ? 6 : 0)),
+                        length);
+      while (payload.size() < 1100) payload += Varint(128 + rng() % 16000, 2);
+      for (VarintFormat f : AllFormats()) {
+        Check(f, payload, false, /*check_upstream=*/false);
+        Check(f, payload, true, /*check_upstream=*/false);
+      }
+    }
+  }
+}
+
 // --- Malformed payloads -------------------------------------------------------------------------
 
 TEST_P(KernelTest, OverlongVarintsAreRejectedWhereTheyStart) {
