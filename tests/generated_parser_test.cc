@@ -205,6 +205,34 @@ TEST(GeneratedParserTest, RequiredFieldsCheckedAsTheParseGoes) {
   }
 }
 
+// A reused message's singular submessage whose parser reuses elements (Everything.middles) is set
+// aside through the Clear() (KeptSubmessage): parsed in place of its old contents when the input
+// has it, and cleared, as Clear() leaves it, when the input has not. What the getter shows, not
+// only what has_ and serialization show, must be upstream's.
+TEST(GeneratedParserTest, ReusedSingularSubmessagesEndAsAfterClear) {
+  test2::Singulars2 full;
+  full.mutable_everything()->set_req(1);
+  full.mutable_everything()->add_middles()->mutable_leaf()->set_x(5);
+  full.mutable_everything()->add_middles()->add_leaves()->set_x(6);
+  full.mutable_everything()->set_str("old");
+  test2::Singulars2 other;
+  other.mutable_everything()->set_req(2);
+  other.mutable_everything()->add_middles()->add_leaves()->set_x(7);
+  test2::Singulars2 without;
+  without.set_i32(9);
+  const std::string inputs[] = {full.SerializeAsString(), other.SerializeAsString(),
+                                without.SerializeAsString(), full.SerializeAsString()};
+  test2::Singulars2 ours;
+  test2::Singulars2 upstream;
+  for (const std::string& input : inputs) {
+    ASSERT_TRUE(ParseMessage(input, &ours).ok());
+    ASSERT_TRUE(upstream.ParseFromString(input));
+    EXPECT_EQ(ours.has_everything(), upstream.has_everything());
+    EXPECT_EQ(ours.everything().DebugString(), upstream.everything().DebugString());
+    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(ours, upstream));
+  }
+}
+
 // Every full type's generated parser against upstream, under every kernel (RunDifferential compares
 // both of pbaccel's paths and says whether the generated one was among them).
 TEST(GeneratedParserTest, DifferentialAgainstUpstream) {

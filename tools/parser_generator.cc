@@ -138,6 +138,17 @@ class MessageWriter {
     for (int i = 0; i < d_->field_count(); ++i) {
       if (Reusable(d_->field(i))) reusable.push_back(d_->field(i));
     }
+    // Singular submessages whose own parser reuses elements are set aside before the clear
+    // (KeptSubmessage), so their old contents are reset as the parse reuses them, not first.
+    for (int i = 0; i < d_->field_count(); ++i) {
+      const FieldDescriptor* f = d_->field(i);
+      if (!Kept(f)) continue;
+      out_->Print(
+          "  KeptSubmessage<$type$> $field$_kept(\n"
+          "      reuse && msg->GetArena() == nullptr && msg->has_$field$() ? "
+          "msg->release_$field$() : nullptr);\n",
+          "type", cpp::QualifiedClassName(f->message_type()), "field", cpp::FieldName(f));
+    }
     if (reusable.empty()) {
       out_->Print("  if (reuse) msg->Clear();\n");
     } else {
@@ -181,6 +192,16 @@ class MessageWriter {
     out_->Print("  }\n");
     for (const FieldDescriptor* f : reusable) {
       out_->Print("  $field$_elements.Finish();\n", "field", cpp::FieldName(f));
+    }
+    for (int i = 0; i < d_->field_count(); ++i) {
+      const FieldDescriptor* f = d_->field(i);
+      if (!Kept(f)) continue;
+      out_->Print(
+          "  if (auto* kept = $field$_kept.Take()) {  // Not in the input: as Clear() leaves it.\n"
+          "    msg->set_allocated_$field$(kept);\n"
+          "    msg->clear_$field$();\n"
+          "  }\n",
+          "field", cpp::FieldName(f));
     }
     // Its own required fields, now that its input has ended (Context::MarkMaybeUninitialized).
     std::string present;
@@ -279,6 +300,20 @@ class MessageWriter {
     }
     if (f->type() == FieldDescriptor::TYPE_MESSAGE) return generated_.count(f->message_type()) != 0;
     return f->cpp_type() == FieldDescriptor::CPPTYPE_STRING;
+  }
+
+  // A singular submessage (not in a oneof) of a type this file parses whose parser reuses the
+  // elements of some of its fields: worth setting aside through the clear (KeptSubmessage).
+  bool Kept(const FieldDescriptor* f) const {
+    if (f->is_repeated() || f->type() != FieldDescriptor::TYPE_MESSAGE || f->options().weak() ||
+        f->real_containing_oneof() != nullptr || generated_.count(f->message_type()) == 0) {
+      return false;
+    }
+    const Descriptor* sub = f->message_type();
+    for (int i = 0; i < sub->field_count(); ++i) {
+      if (Reusable(sub->field(i))) return true;
+    }
+    return false;
   }
 
   void WriteField(const FieldDescriptor* f, Printer* out) const {
@@ -382,6 +417,17 @@ class MessageWriter {
       out->Print(vars,
                  "  bool old;\n"
                  "  auto* sub = $field$_elements.Next(&old);\n");
+      vars["sub"] = "sub";
+      vars["old"] = "old";
+    } else if (Kept(f)) {
+      out->Print(vars,
+                 "  auto* sub = $field$_kept.Take();\n"
+                 "  const bool old = sub != nullptr;\n"
+                 "  if (old) {\n"
+                 "    msg->set_allocated_$field$(sub);\n"
+                 "  } else {\n"
+                 "    sub = msg->mutable_$field$();\n"
+                 "  }\n");
       vars["sub"] = "sub";
       vars["old"] = "old";
     } else {

@@ -270,6 +270,32 @@ inline bool ParsePackedFixed(const char* p, const char* end,
 // Clear() + merge would leave it. After a failed parse, old elements not yet reused may remain
 // (the message is then unspecified, as after upstream's failed parse, and valid).
 
+// One singular submessage of the message being parsed in place of its old contents, of a type
+// whose parser reuses elements (a string table, say): released from the message before its
+// Clear(), so that its old contents are reset as the parse reuses them (its MergeFields with
+// reuse = true) instead of in a pass of their own. Take() gives it back once: to put into the
+// message where the input has the field, or, at the end, to put back and clear where it has not
+// (the message is then exactly as Clear() + merge leaves it). After a failed parse it is deleted.
+// Only for messages on the heap (a message on an arena is simply cleared).
+template <typename Sub>
+class KeptSubmessage {
+ public:
+  explicit KeptSubmessage(Sub* released) : sub_(released) {}
+  ~KeptSubmessage() { delete sub_; }
+  KeptSubmessage(const KeptSubmessage&) = delete;
+  KeptSubmessage& operator=(const KeptSubmessage&) = delete;
+
+  // The set-aside submessage (its old contents), or nullptr if there was none or it was taken.
+  Sub* Take() {
+    Sub* sub = sub_;
+    sub_ = nullptr;
+    return sub;
+  }
+
+ private:
+  Sub* sub_;
+};
+
 // Clears `msg` except the given repeated fields (its reusable ones), which keep their old
 // elements. A message on an arena is simply cleared (setting its fields aside would copy them).
 template <typename... Fields>
@@ -305,7 +331,9 @@ class ReusedElements {
       : field_(field), reusable_(reuse ? field->size() : 0) {}
   Element* Next(bool* old) {
     *old = used_ < reusable_;
-    return *old ? field_->Mutable(used_++) : field_->Add();
+    // pointer_begin() is inline; Mutable(i) is a call into libprotobuf for strings (an extern
+    // template), a tenth of a reused string table's parse.
+    return *old ? *(field_->pointer_begin() + used_++) : field_->Add();
   }
   Element* Next() {  // For strings, which assign() resets.
     bool old;
