@@ -24,10 +24,10 @@
 //      vpmaddubsw (b0 + 128 b1) and vpmaddwd (w0 + 16384 w1) squeeze the 7-bit groups together.
 //      Byte 5 of a 32-bit value and bytes 9-10 of a 64-bit value come from one more gather, for
 //      every group, without a branch. Bytes 6-10 of a 32-bit field's varint carry bits past bit
-//      31: they are dropped, as upstream drops them. In payloads of 1,024 bytes or more, a block
-//      whose varints are all at most four bytes long (no run of four continuation bits) skips
-//      that gather and, for 64-bit outputs, decodes 16 per group in 32-bit lanes, widened as
-//      they are stored.
+//      31: they are dropped, as upstream drops them. In a payload of 1,024 bytes or more whose
+//      512 bytes after the first 64 hold no varint of 5+ bytes, the blocks whose varints are all at
+//      most four bytes long skip that gather and, for 64-bit outputs, decode 16 per group in 32-bit
+//      lanes, widened as they are stored.
 //   5. zigzag, bool (value != 0, narrowed to bytes) and delta (an in-register prefix sum over the
 //      group, shift-and-add in four steps, plus the running carry) are fused into the store; the
 //      last, partial group stores under a mask, so nothing past the last value is written.
@@ -327,22 +327,46 @@ struct Avx512Decoder {
   // the block is one byte long) or GroupSteps.
   static DecodeResult Run(const uint8_t* p, const uint8_t* end, void* out_void, size_t cap,
                           uint64_t delta_base) {
-    if (end - p >= kShortBlockPayloadBytes) return WalkLong(p, end, out_void, cap, delta_base);
+    if (F != VarintFormat::kBool && end - p >= kShortPayloadScanBytes &&
+        !LongVarintIn(p + 64, p + 64 + kShortPayloadSampleBytes)) {
+      return WalkMostlyShort(p, end, out_void, cap, delta_base);
+    }
     return Walk<false>(p, end, out_void, cap, delta_base);
   }
 
-  // Payloads of at least this many bytes look, per block, for blocks whose varints are all at most
-  // four bytes long (GroupSteps<true>). Shorter ones run without the test: on payloads of a few
-  // blocks, its code in the loop cost more than it saved (docs/kernels.md).
-  static constexpr ptrdiff_t kShortBlockPayloadBytes = 1024;
+  // In payloads of at least kShortPayloadScanBytes whose kShortPayloadSampleBytes after the first
+  // block hold no varint of five or more bytes (real fields of small values: coordinate and id
+  // deltas, whose first value, in the first block, is absolute and long; tile geometry), each
+  // block is tested and those without one take GroupSteps<true>. Elsewhere (W2,
+  // W4, 64-bit fields of large values), where long varints are scattered and the per-block test
+  // would mispredict, the sample's first long varint ends the look at once (docs/kernels.md).
+  // Not for bool fields, whose values are one byte long.
+  static constexpr ptrdiff_t kShortPayloadScanBytes = 1024;
+  static constexpr ptrdiff_t kShortPayloadSampleBytes = 512;
 
-  // Out of line: short payloads (most real ones) pay only Run's length test.
-  __attribute__((noinline)) static DecodeResult WalkLong(const uint8_t* p, const uint8_t* end,
-                                                         void* out_void, size_t cap,
-                                                         uint64_t delta_base) {
+  // Whether the 64-byte blocks of [p, end) hold a run of four continuation bytes: a varint of five
+  // or more bytes, inside a block or across two. REQUIRES: [p, end) inside the payload, its length
+  // a multiple of 64.
+  static bool LongVarintIn(const uint8_t* p, const uint8_t* end) {
+    uint64_t prev_cont = 0;
+    for (; p < end; p += 64) {
+      const uint64_t cont = _mm512_movepi8_mask(_mm512_loadu_si512(p));
+      // The previous block's trailing continuation bytes and this block's leading ones.
+      const uint64_t across = _lzcnt_u64(~prev_cont) + _tzcnt_u64(~cont);
+      if ((RunsOf4(cont) != 0) | (across >= 4)) return true;
+      prev_cont = cont;
+    }
+    return false;
+  }
+
+  // Out of line: most payloads (short ones) pay only Run's length test.
+  __attribute__((noinline)) static DecodeResult WalkMostlyShort(const uint8_t* p,
+                                                                const uint8_t* end, void* out_void,
+                                                                size_t cap, uint64_t delta_base) {
     return Walk<true>(p, end, out_void, cap, delta_base);
   }
 
+  // kShortBlocks: blocks whose varints are all at most four bytes take GroupSteps<true>.
   template <bool kShortBlocks>
   __attribute__((always_inline)) static DecodeResult Walk(const uint8_t* p, const uint8_t* end,
                                                           void* out_void, size_t cap,
@@ -387,8 +411,9 @@ struct Avx512Decoder {
       } else {
         // Every varint ending here at most four bytes long: the first (the open one's bytes and
         // its continuation bytes here) and those starting here (no run of four continuation bits).
+        // One branch (bitwise &): a short-circuit would be a second, unpredictable one.
         const bool short_varints =
-            kShortBlocks && open + _tzcnt_u64(term) < 4 && (RunsOf4(cont) & consumed_mask) == 0;
+            kShortBlocks & (open + _tzcnt_u64(term) < 4) & ((RunsOf4(cont) & consumed_mask) == 0);
         const DecodeResult r = short_varints
                                    ? GroupSteps<true>(p, start, prev_block, block, prev_end, term,
                                                       nvar, out, n, delta_base, &carry)
