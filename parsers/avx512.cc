@@ -353,7 +353,7 @@ struct Avx512Decoder {
       const uint64_t cont = _mm512_movepi8_mask(_mm512_loadu_si512(p));
       // The previous block's trailing continuation bytes and this block's leading ones.
       const uint64_t across = _lzcnt_u64(~prev_cont) + _tzcnt_u64(~cont);
-      if ((RunsOf4(cont) != 0) | (across >= 4)) return true;
+      if ((RunsOf4(cont) | static_cast<uint64_t>(across >= 4)) != 0) return true;
       prev_cont = cont;
     }
     return false;
@@ -411,9 +411,11 @@ struct Avx512Decoder {
       } else {
         // Every varint ending here at most four bytes long: the first (the open one's bytes and
         // its continuation bytes here) and those starting here (no run of four continuation bits).
-        // One branch (bitwise &): a short-circuit would be a second, unpredictable one.
+        // One branch (the runs and the open varint's length in one word): a short-circuit would
+        // be a second, unpredictable one.
         const bool short_varints =
-            kShortBlocks & (open + _tzcnt_u64(term) < 4) & ((RunsOf4(cont) & consumed_mask) == 0);
+            kShortBlocks && ((RunsOf4(cont) & consumed_mask) |
+                             static_cast<uint64_t>(open + _tzcnt_u64(term) >= 4)) == 0;
         const DecodeResult r = short_varints
                                    ? GroupSteps<true>(p, start, prev_block, block, prev_end, term,
                                                       nvar, out, n, delta_base, &carry)
