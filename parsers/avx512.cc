@@ -324,7 +324,8 @@ struct Avx512Decoder {
   // varints that END in it; the first of them may have started in block k - 1 (at most nine bytes
   // back), which is why the gathers index the 128-byte window [block k - 1, block k]. Per block:
   // validate, clip to the output's capacity, then one of two steps: OneByteStep (every varint in
-  // the block is one byte long) or GroupSteps.
+  // the block is one byte long) or GroupSteps (GroupSteps<true> for blocks of short varints, in
+  // payloads that WalkMostlyShort takes).
   static DecodeResult Run(const uint8_t* p, const uint8_t* end, void* out_void, size_t cap,
                           uint64_t delta_base) {
     if (F != VarintFormat::kBool && end - p >= kShortPayloadScanBytes &&
@@ -337,10 +338,10 @@ struct Avx512Decoder {
   // In payloads of at least kShortPayloadScanBytes whose kShortPayloadSampleBytes after the first
   // block hold no varint of five or more bytes (real fields of small values: coordinate and id
   // deltas, whose first value, in the first block, is absolute and long; tile geometry), each
-  // block is tested and those without one take GroupSteps<true>. Elsewhere (W2,
-  // W4, 64-bit fields of large values), where long varints are scattered and the per-block test
-  // would mispredict, the sample's first long varint ends the look at once (docs/kernels.md).
-  // Not for bool fields, whose values are one byte long.
+  // block is tested and those without one take GroupSteps<true>. Elsewhere (W2, W4, 64-bit
+  // fields of large values), where long varints are scattered and the per-block test would
+  // mispredict, the sample's first long varint ends the look at once (docs/kernels.md). Not for
+  // bool fields, whose values are one byte long.
   static constexpr ptrdiff_t kShortPayloadScanBytes = 1024;
   static constexpr ptrdiff_t kShortPayloadSampleBytes = 512;
 

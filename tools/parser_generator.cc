@@ -421,13 +421,10 @@ class MessageWriter {
       vars["old"] = "old";
     } else if (Kept(f)) {
       out->Print(vars,
-                 "  auto* sub = $field$_kept.Take();\n"
-                 "  const bool old = sub != nullptr;\n"
-                 "  if (old) {\n"
-                 "    msg->set_allocated_$field$(sub);\n"
-                 "  } else {\n"
-                 "    sub = msg->mutable_$field$();\n"
-                 "  }\n");
+                 "  auto* kept = $field$_kept.Take();\n"
+                 "  const bool old = kept != nullptr;\n"
+                 "  if (old) msg->set_allocated_$field$(kept);\n"
+                 "  auto* sub = msg->mutable_$field$();\n");
       vars["sub"] = "sub";
       vars["old"] = "old";
     } else {
