@@ -69,19 +69,17 @@ namespace {
 #include "parsers/varint_size-inl.h"
 #include "parsers/zigzag_simd-inl.h"
 
-// Bit i set iff bits i..i+9 of `cont` are all set: a varint that has not ended after 10 bytes.
-inline uint64_t RunsOfTen(uint64_t cont) {
-  uint64_t r = cont & (cont >> 1);  // runs of 2
-  r &= r >> 2;                      // runs of 4
-  r &= r >> 4;                      // runs of 8
-  return r & (r >> 2);              // runs of 10
+// Bit i set iff bits i..i+3 of `cont` are all set: a varint of five or more bytes.
+inline uint64_t RunsOf4(uint64_t cont) {
+  const uint64_t r = cont & (cont >> 1);  // runs of 2
+  return r & (r >> 2);                    // runs of 4
 }
 
-// Bit i set iff bits i..i+3 of `cont` are all set: a varint of five or more bytes.
-template <typename Bits>
-inline Bits RunsOf4(Bits cont) {
-  const Bits r = cont & (cont >> 1);
-  return r & (r >> 2);
+// Bit i set iff bits i..i+9 of `cont` are all set: a varint that has not ended after 10 bytes.
+inline uint64_t RunsOfTen(uint64_t cont) {
+  const uint64_t r4 = RunsOf4(cont);
+  const uint64_t r8 = r4 & (r4 >> 4);  // runs of 8
+  return r8 & (r8 >> 2);               // runs of 10
 }
 
 // Offset one past the k-th (0-based) set bit of `mask`. REQUIRES: mask has more than k set bits.
@@ -112,7 +110,7 @@ struct Packed {
 // the varint's terminator, which are masked off.
 //
 // Pack32UpTo4 is the first half: all of the value for varints of at most four bytes (blocks the
-// driver found to hold only such varints take just this half).
+// driver found to hold only such varints, and tiny payloads, take just this half).
 inline __m512i Pack32UpTo4(__m512i prev, __m512i block, __m512i pe, __m512i eb) {
   // Window offsets of bytes 1-4 of each varint (byte arithmetic: at most 127 + 5, no wrap past
   // 255); the gather keeps only those at or before the varint's own terminator (`eb`), zeroing
@@ -141,7 +139,9 @@ inline Packed Pack32(__m512i prev, __m512i block, __m512i pe, __m512i eb) {
 
 // 64-bit lanes (int64, uint64, sint64, delta-uint64): packs one varint per qword lane into its
 // 64-bit value; `pe` as for Pack32, per qword.
-inline Packed Pack64(__m512i prev, __m512i block, __m512i pe, __m512i eb) {
+//
+// Pack64UpTo8 is the first half: all of the value for varints of at most eight bytes.
+inline __m512i Pack64UpTo8(__m512i prev, __m512i block, __m512i pe, __m512i eb) {
   // Bytes 1-8 of each varint, only those at or before its terminator (see Pack32).
   const __m512i idx = _mm512_add_epi8(pe, _mm512_set1_epi64(0x0807060504030201));
   const __m512i raw = _mm512_and_si512(
@@ -151,8 +151,12 @@ inline Packed Pack64(__m512i prev, __m512i block, __m512i pe, __m512i eb) {
   const __m512i d = _mm512_madd_epi16(w, _mm512_set1_epi32(0x40000001));
   // d: low dword = bits 0..27 (bytes 1-4), high dword = bits 28..55 (bytes 5-8). Move the high
   // dword down by 4 bits and select: bits 0..27 from d, bits 28..63 from d >> 4.
-  const __m512i v = _mm512_ternarylogic_epi64(_mm512_set1_epi64(0x0FFFFFFF), d,
-                                              _mm512_srli_epi64(d, 4), 0xCA);  // a ? b : c
+  return _mm512_ternarylogic_epi64(_mm512_set1_epi64(0x0FFFFFFF), d, _mm512_srli_epi64(d, 4),
+                                   0xCA);  // a ? b : c
+}
+
+inline Packed Pack64(__m512i prev, __m512i block, __m512i pe, __m512i eb) {
+  const __m512i v = Pack64UpTo8(prev, block, pe, eb);
   // Bytes 9 and 10 where the varint has them (the same compare zeroes the others): bits 56..62
   // from byte 9, bit 63 from byte 10 (its other bits dropped): (b9 & 0x7F) + 128 (b10 & 1) as
   // the qword's low 16 bits, shifted up by 56. Branch-free: in uint64 len1to10 most groups of
@@ -167,35 +171,6 @@ inline Packed Pack64(__m512i prev, __m512i block, __m512i pe, __m512i eb) {
   // Strict mode: a 10th byte above 1 carries bits past 63.
   const uint32_t wide = _mm512_cmpgt_epu64_mask(b89, _mm512_set1_epi64(0x1FF));
   return {_mm512_or_si512(v, hi), wide};
-}
-
-// Tiny payloads (Avx512TinyDecoder): all the varints sit in one 64-byte `window`, and `pe` / `eb`
-// are offsets into it (lanes as for Pack32 / Pack64). Byte k of a lane gets the varint's byte at
-// window[pe + offset k] if it is at or before the varint's terminator, else 0, high bit cleared.
-inline __m512i GatherVarintBytes(__m512i window, __m512i pe, __m512i eb, __m512i offsets) {
-  const __m512i idx = _mm512_add_epi8(pe, offsets);
-  return _mm512_and_si512(
-      _mm512_maskz_permutexvar_epi8(_mm512_cmple_epu8_mask(idx, eb), idx, window),
-      _mm512_set1_epi8(0x7F));
-}
-
-// Per dword lane: its four 7-bit groups joined into 28 bits, (b0 + 128 b1) + 16384 (b2 + 128 b3).
-inline __m512i JoinFourGroups(__m512i raw) {
-  const __m512i w = _mm512_maddubs_epi16(_mm512_set1_epi16(static_cast<int16_t>(0x8001)), raw);
-  return _mm512_madd_epi16(w, _mm512_set1_epi32(0x40000001));
-}
-
-// Varints of at most four bytes, one per dword lane.
-inline __m512i Pack32UpTo4(__m512i window, __m512i pe, __m512i eb) {
-  return JoinFourGroups(GatherVarintBytes(window, pe, eb, _mm512_set1_epi32(0x04030201)));
-}
-
-// Varints of at most eight bytes, one per qword lane: bits 0..27 from the low dword, 28..55 from
-// the high one (as in Pack64).
-inline __m512i Pack64UpTo8(__m512i window, __m512i pe, __m512i eb) {
-  const __m512i d =
-      JoinFourGroups(GatherVarintBytes(window, pe, eb, _mm512_set1_epi64(0x0807060504030201)));
-  return _mm512_ternarylogic_epi64(_mm512_set1_epi64(0x0FFFFFFF), d, _mm512_srli_epi64(d, 4), 0xCA);
 }
 
 // Whether any of the first lanes (`lane_mask`) must go through the bounded scalar reader instead:
@@ -290,18 +265,6 @@ constexpr ByteVector MakeBlockOffsets() {
   return v;
 }
 constexpr ByteVector kBlockOffsets = MakeBlockOffsets();
-
-// Bytes 0..15 hold 0..15: the offsets of a tiny payload's bytes (Avx512TinyDecoder).
-struct alignas(16) ByteVector16 {
-  uint8_t b[16];
-  __m128i Load128() const { return _mm_load_si128(reinterpret_cast<const __m128i*>(b)); }
-};
-constexpr ByteVector16 MakePayloadOffsets() {
-  ByteVector16 v{};
-  for (int i = 0; i < 16; ++i) v.b[i] = static_cast<uint8_t>(i);
-  return v;
-}
-constexpr ByteVector16 kPayloadOffsets = MakePayloadOffsets();
 
 // Every byte of lane j (lanes of `lane_bytes` bytes) holds j: a vpermb control that copies element
 // j of a byte list into the whole of lane j. Adding the group size to every byte moves it to the
@@ -550,14 +513,14 @@ struct Avx512Decoder {
 // and when its varints are all at most four bytes long (eight for 64-bit outputs) they decode as
 // one group of GroupSteps does (two of eight 64-bit lanes for more than eight varints), at once -
 // vpcompressb lists their ends, vpermb spreads each end and its predecessor's into the varint's
-// lane, Pack32's first half gathers and joins the bytes - and one masked store (two for 64-bit
-// outputs) writes them. No branch depends on the varints' lengths, where the generic decoder's loop
-// runs (and mispredicts its exit) once per varint. A payload of one-byte varints only is its bytes
-// widened and stored under a mask, so only the n values' bytes are written (the generic decoder
-// stores 16 values, 64 bytes for 32-bit fields, whatever n is: more lines to bring in where the
-// message tree, larger than L2, has gone cold). A payload holding a longer varint (a negative
-// int32's ten bytes, say), and the delta formats (not used by generated parsers), go to the generic
-// decoder.
+// lane, Pack32UpTo4 (Pack64UpTo8) gathers and joins the bytes, the payload standing for both
+// blocks of the window - and one masked store (two for 64-bit outputs) writes them. No branch
+// depends on the varints' lengths, where the generic decoder's loop runs (and mispredicts its exit)
+// once per varint. A payload of one-byte varints only is its bytes widened and stored under a mask,
+// so only the n values' bytes are written (the generic decoder stores 16 values, 64 bytes for
+// 32-bit fields, whatever n is: more lines to bring in where the message tree, larger than L2, has
+// gone cold). A payload holding a longer varint (a negative int32's ten bytes, say), and the delta
+// formats (not used by generated parsers), go to the generic decoder.
 template <VarintFormat F>
 struct Avx512TinyDecoder {
   using Out = typename FormatTraits<F>::Out;
@@ -590,34 +553,36 @@ struct Avx512TinyDecoder {
       }
       const uint32_t term = ~cont & in;
       const int count = _mm_popcnt_u32(term);
-      // Each varint's end offset (0..15), in order; below, spread into its lane, with lane
-      // j - 1's (-1 for lane 0: byte arithmetic wraps it to the payload's first byte) as its
-      // predecessor.
-      const __m512i ends = _mm512_zextsi128_si512(
-          _mm_maskz_compress_epi8(static_cast<__mmask16>(term), kPayloadOffsets.Load128()));
+      // The payload is both blocks of GroupSteps' window, its bytes at window offsets 64..79:
+      // each varint's end offset, in order (kBlockOffsets' first 16), spread below into its lane
+      // with lane j - 1's as its predecessor (63 for lane 0, as for a block starting a varint).
+      const __m512i ends = _mm512_zextsi128_si512(_mm_maskz_compress_epi8(
+          static_cast<__mmask16>(term), _mm512_castsi512_si128(kBlockOffsets.Load())));
       const __m512i window = _mm512_zextsi128_si512(bytes);
       __m512i unused_carry;
-      if (RunsOf4(cont) != 0) {
+      const uint64_t runs4 = RunsOf4(cont);
+      if (runs4 != 0) {
         // A varint of 5+ bytes: 64-bit outputs take up to 8 bytes in 64-bit lanes (two groups of
         // eight, the second only when there are more than eight varints, as in a 5-byte value
-        // among one-byte ones); the rest goes to the generic decoder.
-        if (sizeof(Out) != 8 || RunsOf4(cont & (cont >> 4)) != 0) {
+        // among one-byte ones); the rest (a run of eight continuation bytes: 9+) goes to the
+        // generic decoder.
+        if (sizeof(Out) != 8 || (runs4 & (runs4 >> 4)) != 0) {
           return TinyDecoder<F>::Run(p, end, out_void, room);
         }
         const __m512i eb0 = _mm512_permutexvar_epi8(kLaneIndex64.Load(), ends);
-        const __m512i pe0 = _mm512_alignr_epi64(eb0, _mm512_set1_epi8(-1), 7);
-        Emit<F>(Pack64UpTo8(window, pe0, eb0), count < 8 ? count : 8, out, &unused_carry);
+        const __m512i pe0 = _mm512_alignr_epi64(eb0, _mm512_set1_epi8(63), 7);
+        Emit<F>(Pack64UpTo8(window, window, pe0, eb0), count < 8 ? count : 8, out, &unused_carry);
         if (count > 8) {
           const __m512i eb1 = _mm512_permutexvar_epi8(
               _mm512_add_epi8(kLaneIndex64.Load(), _mm512_set1_epi8(8)), ends);
           const __m512i pe1 = _mm512_alignr_epi64(eb1, eb0, 7);
-          Emit<F>(Pack64UpTo8(window, pe1, eb1), count - 8, out + 8, &unused_carry);
+          Emit<F>(Pack64UpTo8(window, window, pe1, eb1), count - 8, out + 8, &unused_carry);
         }
         return count;
       }
       const __m512i eb = _mm512_permutexvar_epi8(kLaneIndex32.Load(), ends);
-      const __m512i pe = _mm512_alignr_epi32(eb, _mm512_set1_epi8(-1), 15);
-      const __m512i v = Pack32UpTo4(window, pe, eb);
+      const __m512i pe = _mm512_alignr_epi32(eb, _mm512_set1_epi8(63), 15);
+      const __m512i v = Pack32UpTo4(window, window, pe, eb);
       if constexpr (sizeof(Out) == 8) {
         Emit<F>(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(v)), count < 8 ? count : 8, out,
                 &unused_carry);
