@@ -35,8 +35,9 @@ namespace pbaccel {
 namespace internal {
 namespace {
 // FormatTraits: each format's output type and conversion, as every kernel has them (baseline
-// flags here, like lib/packed_varint.cc's copy).
+// flags here, like lib/packed_varint.cc's copy); and the portable word-at-a-time helpers.
 #include "parsers/varint_format-inl.h"
+#include "parsers/varint_scalar-inl.h"
 }  // namespace
 }  // namespace internal
 
@@ -183,26 +184,16 @@ const char* ReadTagSlow(const char* p, const char* end, uint32_t* tag) {
   return next;
 }
 
-// The value of the little-endian varint bytes in `word` (its bytes past the varint already
-// zeroed): the 7-bit groups joined, pairwise, in three steps.
-inline uint64_t JoinSevenBitGroups(uint64_t word) {
-  uint64_t x = word & 0x7F7F7F7F7F7F7F7Full;
-  x = (x & 0x007F007F007F007Full) | ((x & 0x7F007F007F007F00ull) >> 1);
-  x = (x & 0x00003FFF00003FFFull) | ((x & 0x3FFF00003FFF0000ull) >> 2);
-  return (x & 0x000000000FFFFFFFull) | ((x & 0x0FFFFFFF00000000ull) >> 4);
-}
-
 // A varint of 2-8 bytes with 8 bytes left is one load: its end from the word's high bits, its
 // value joined without a branch on its length (a byte loop mispredicts its exit whenever lengths
 // vary, as ids and timestamps do). Longer ones, and the input's last bytes, take the byte loop.
 const char* ReadVarintSlow(const char* p, const char* end, uint64_t* value) {
   if (end - p >= 8) {
-    uint64_t word;
-    std::memcpy(&word, p, 8);
-    const uint64_t stops = ~word & 0x8080808080808080ull;
+    const uint64_t word = internal::LoadLittleEndian64(reinterpret_cast<const uint8_t*>(p));
+    const uint64_t stops = ~word & internal::kHighBits;
     if (stops != 0) {
       const int bits = __builtin_ctzll(stops) + 1;  // 8 * the varint's length.
-      *value = JoinSevenBitGroups(bits == 64 ? word : word & ((uint64_t{1} << bits) - 1));
+      *value = internal::Compact7x8(bits == 64 ? word : word & ((uint64_t{1} << bits) - 1));
       return p + bits / 8;
     }
   }

@@ -134,15 +134,15 @@ class MessageWriter {
                 "                        Context* ctx, int budget, bool reuse) {\n");
     // Parsing in place of old contents (reuse; generated_parser.h): the repeated message and
     // string fields parsed here keep their old elements through the Clear() and reuse them.
-    std::vector<const FieldDescriptor*> reusable;
-    for (int i = 0; i < d_->field_count(); ++i) {
-      if (Reusable(d_->field(i))) reusable.push_back(d_->field(i));
-    }
     // Singular submessages whose own parser reuses elements are set aside before the clear
     // (KeptSubmessage), so their old contents are reset as the parse reuses them, not first.
+    std::vector<const FieldDescriptor*> reusable;
+    std::vector<const FieldDescriptor*> kept;
     for (int i = 0; i < d_->field_count(); ++i) {
-      const FieldDescriptor* f = d_->field(i);
-      if (!Kept(f)) continue;
+      if (Reusable(d_->field(i))) reusable.push_back(d_->field(i));
+      if (Kept(d_->field(i))) kept.push_back(d_->field(i));
+    }
+    for (const FieldDescriptor* f : kept) {
       out_->Print(
           "  KeptSubmessage<$type$> $field$_kept(\n"
           "      reuse && msg->GetArena() == nullptr && msg->has_$field$() ? "
@@ -193,9 +193,7 @@ class MessageWriter {
     for (const FieldDescriptor* f : reusable) {
       out_->Print("  $field$_elements.Finish();\n", "field", cpp::FieldName(f));
     }
-    for (int i = 0; i < d_->field_count(); ++i) {
-      const FieldDescriptor* f = d_->field(i);
-      if (!Kept(f)) continue;
+    for (const FieldDescriptor* f : kept) {
       out_->Print(
           "  if (auto* kept = $field$_kept.Take()) {  // Not in the input: as Clear() leaves it.\n"
           "    msg->set_allocated_$field$(kept);\n"
