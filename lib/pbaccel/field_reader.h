@@ -25,6 +25,7 @@
 #include <cstring>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -93,8 +94,10 @@ class FieldReader {
 
   // Reads the next field into *field. Returns false at the end of the input or on an error (then
   // status() is not OK and stays so). Fields other than groups are read inline (the wire walker);
-  // groups and errors take the out-of-line path.
-  bool Next(Field* field) {
+  // groups and errors take the out-of-line path. Always inlined, with the wire walker: the
+  // caller's loop keeps the reader's position and the field's number and wire type in registers
+  // (out of line, each field's tests waited for stores and reloads through the stack).
+  ABSL_ATTRIBUTE_ALWAYS_INLINE bool Next(Field* field) {
     if (pos_ >= bytes_.size() || !status_.ok()) return false;
     const char* const begin = bytes_.data();
     internal::WireField f;

