@@ -101,7 +101,10 @@ absl::Status Append(absl::string_view payload, RepeatedField<T>* field, uint64_t
       r.pos);
 }
 
-// Decodes into the caller's buffer.
+// Decodes into the caller's buffer. A payload of at most kTinyPayloadBytes goes to the kernel's
+// bounded tiny decoder when it has one (avx512: no loop, no setup; most real packed fields are
+// that short) and the mode is lenient; what it declines (long varints, more values than `out`
+// takes, a malformed payload) the kernel decodes and names as for any other payload.
 template <VarintFormat F, typename T>
 absl::StatusOr<size_t> DecodeInto(absl::string_view payload, absl::Span<T> out, uint64_t delta_base,
                                   DecodeOptions options) {
@@ -109,6 +112,15 @@ absl::StatusOr<size_t> DecodeInto(absl::string_view payload, absl::Span<T> out, 
   const uint8_t* const begin = Bytes(payload);
   const uint8_t* const end = begin + payload.size();
   const KernelDescriptor& kernel = ActiveKernel();
+  if (payload.size() <= static_cast<size_t>(kTinyPayloadBytes) && !options.strict) {
+    if (const TinyDecodeFn tiny = kernel.BoundedTinyDecoder(F); tiny != nullptr) {
+      const int room = out.size() < static_cast<size_t>(kTinyPayloadBytes)
+                           ? static_cast<int>(out.size())
+                           : kTinyPayloadBytes;
+      const int n = tiny(begin, end, out.data(), room);
+      if (n >= 0) return static_cast<size_t>(n);
+    }
+  }
   const DecodeFn decode =
       payload.size() < kernel.inline_below_bytes ? nullptr : kernel.Decoder(F, options.strict);
   const DecodeResult r = decode == nullptr ? DecodeSmall<F>(begin, end, out.data(), out.size(),

@@ -521,12 +521,17 @@ struct Avx512Decoder {
 // 32-bit fields, whatever n is: more lines to bring in where the message tree, larger than L2, has
 // gone cold). A payload holding a longer varint (a negative int32's ten bytes, say), and the delta
 // formats (not used by generated parsers), go to the generic decoder.
-template <VarintFormat F>
-struct Avx512TinyDecoder {
+//
+// kBounded: the bounded tiny decoder (kernel_abi.h) - the same steps, which read and write only
+// the payload's bytes and values; where the generic decoder would take over (it reads and writes
+// past them) it returns kTinyUnhandled, as it does for more values than `room`.
+template <VarintFormat F, bool kBounded>
+struct Avx512TinyDecoderImpl {
   using Out = typename FormatTraits<F>::Out;
 
   static int Run(const uint8_t* p, const uint8_t* end, void* out_void, int room) {
     if constexpr (FormatTraits<F>::kDelta) {
+      static_assert(!kBounded, "no bounded tiny decoder for the delta formats");
       return TinyDecoder<F>::Run(p, end, out_void, room);
     } else {
       Out* const out = static_cast<Out*>(out_void);
@@ -538,6 +543,7 @@ struct Avx512TinyDecoder {
       if ((cont >> (n - 1)) != 0) return kTinyMalformed;  // The payload ends inside a varint.
       if (cont == 0) {
         // One-byte varints only: the bytes are the values; stores cover just the n values.
+        if (kBounded && n > room) return kTinyUnhandled;
         __m512i unused;
         if constexpr (F == VarintFormat::kBool) {
           _mm_mask_storeu_epi8(out, static_cast<__mmask16>(in),
@@ -553,6 +559,7 @@ struct Avx512TinyDecoder {
       }
       const uint32_t term = ~cont & in;
       const int count = _mm_popcnt_u32(term);
+      if (kBounded && count > room) return kTinyUnhandled;
       // The payload is both blocks of GroupSteps' window, its bytes at window offsets 64..79:
       // each varint's end offset, in order (kBlockOffsets' first 16), spread below into its lane
       // with lane j - 1's as its predecessor (63 for lane 0, as for a block starting a varint).
@@ -567,7 +574,7 @@ struct Avx512TinyDecoder {
         // among one-byte ones); the rest (a run of eight continuation bytes: 9+) goes to the
         // generic decoder.
         if (sizeof(Out) != 8 || (runs4 & (runs4 >> 4)) != 0) {
-          return TinyDecoder<F>::Run(p, end, out_void, room);
+          return kBounded ? kTinyUnhandled : TinyDecoder<F>::Run(p, end, out_void, room);
         }
         const __m512i eb0 = _mm512_permutexvar_epi8(kLaneIndex64.Load(), ends);
         const __m512i pe0 = _mm512_alignr_epi64(eb0, _mm512_set1_epi8(63), 7);
@@ -594,6 +601,20 @@ struct Avx512TinyDecoder {
       return count;
     }
   }
+};
+
+template <VarintFormat F>
+struct Avx512TinyDecoder : Avx512TinyDecoderImpl<F, /*kBounded=*/false> {};
+template <VarintFormat F>
+struct Avx512BoundedTinyDecoder {
+  static constexpr TinyDecodeFn Entry() {
+    if constexpr (FormatTraits<F>::kDelta) {
+      return nullptr;
+    } else {
+      return &Avx512TinyDecoderImpl<F, /*kBounded=*/true>::Run;
+    }
+  }
+  static constexpr TinyDecodeFn kRun = Entry();
 };
 
 // Encoded sizes with vplzcntd/q (AVX512CD): log2 = width - 1 - lzcnt(v | 1), then upstream's
@@ -659,8 +680,8 @@ size_t CountTerminatorsAvx512(const uint8_t* p, const uint8_t* end) {
 }  // namespace
 
 extern const KernelDescriptor kAvx512Kernel;
-const KernelDescriptor kAvx512Kernel = MakeKernelDescriptor<Avx512Decoder, Avx512Sizer,
-                                                            Avx512TinyDecoder>(
+const KernelDescriptor kAvx512Kernel = MakeKernelDescriptor<
+    Avx512Decoder, Avx512Sizer, Avx512TinyDecoder, Avx512BoundedTinyDecoder>(
     "avx512",
     "AVX-512 VBMI/VBMI2: 64-byte blocks, vpcompressb end offsets, vpermb gather, 16 (8) varints "
     "per step; all-one-byte blocks zero-extended; strict-mode range failures and 5+-byte bools "

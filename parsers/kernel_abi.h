@@ -115,6 +115,18 @@ inline constexpr int kTinyMalformed = -1;
 inline constexpr int kTinyUnhandled = -2;
 using TinyDecodeFn = int (*)(const uint8_t* p, const uint8_t* end, void* out, int room);
 
+// A kernel may also have a bounded tiny decoder, for callers that cannot offer the slack above
+// (the public span API, PackedView: the payload may end at the end of the caller's memory, and
+// the output may be exactly as large as the values):
+//
+//   int decode_tiny_bounded(const uint8_t* p, const uint8_t* end, void* out, int room);
+//
+//   REQUIRES: 0 <= end - p <= kTinyPayloadBytes; [p, end) readable; `out` has room for `room`
+//             >= 0 values. Non-delta formats only (the entries of the delta formats are null).
+//   Reads:    only bytes in [p, end).  Writes: only out[0, result).
+//   Returns:  as decode_tiny; also kTinyUnhandled, having written nothing, when the payload
+//             holds more than `room` values.
+
 // Encoded sizes: the bytes n values take as varints, with protobuf's rules (a negative int32 takes
 // 10 bytes, as its int64 sign extension; sint types are zigzag-encoded first). int64 uses kUInt64
 // on the same bits, enum uses kInt32, bool is one byte each.
@@ -138,6 +150,8 @@ struct KernelDescriptor {
   DecodeFn decode[kNumVarintFormats][2];  // [format][0 = lenient, 1 = strict]
   SizeFn encoded_size[kNumSizeFormats];
   TinyDecodeFn decode_tiny[kNumVarintFormats];  // [format]
+  // [format]; null where the kernel has none (every entry, for kernels without one).
+  TinyDecodeFn decode_tiny_bounded[kNumVarintFormats];
   // Payloads shorter than this are decoded by the public API's inline loop instead of this
   // kernel, because the kernel's setup costs more than it saves on them (measured per kernel;
   // kDefaultInlineBelowBytes unless the kernel says otherwise).
@@ -154,6 +168,9 @@ struct KernelDescriptor {
   SizeFn Sizer(SizeFormat format) const { return encoded_size[static_cast<int>(format)]; }
   TinyDecodeFn TinyDecoder(VarintFormat format) const {
     return decode_tiny[static_cast<int>(format)];
+  }
+  TinyDecodeFn BoundedTinyDecoder(VarintFormat format) const {
+    return decode_tiny_bounded[static_cast<int>(format)];
   }
 };
 

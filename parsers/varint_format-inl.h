@@ -127,13 +127,20 @@ class OutputSink {
 
 #include "parsers/tiny_payload-inl.h"
 
+// A kernel without a bounded tiny decoder (kernel_abi.h): every entry null.
+template <VarintFormat>
+struct NoBoundedTinyDecoder {
+  static constexpr TinyDecodeFn kRun = nullptr;
+};
+
 // Builds a kernel's descriptor from its decoder and sizer templates: Decoder<F, kStrict>::Run must
 // have the DecodeFn signature. Every format and both modes are instantiated here, in one place, so
 // a kernel cannot forget one. Sizer<S>::Run has the SizeFn signature for each SizeFormat S, and
 // Tiny<F>::Run the TinyDecodeFn one (TinyDecoder, tiny_payload-inl.h, unless the kernel has its
-// own).
+// own); BoundedTiny<F>::kRun is the bounded tiny decoder's entry (a TinyDecodeFn or null).
 template <template <VarintFormat, bool> class Decoder, template <SizeFormat> class Sizer,
-          template <VarintFormat> class Tiny = TinyDecoder>
+          template <VarintFormat> class Tiny = TinyDecoder,
+          template <VarintFormat> class BoundedTiny = NoBoundedTinyDecoder>
 constexpr KernelDescriptor MakeKernelDescriptor(
     const char* name, const char* summary, CountFn count_terminators,
     uint32_t inline_below_bytes = kDefaultInlineBelowBytes, bool short_payloads_direct = false) {
@@ -159,6 +166,10 @@ constexpr KernelDescriptor MakeKernelDescriptor(
       {&Tiny<F::kInt32>::Run, &Tiny<F::kUInt32>::Run, &Tiny<F::kSInt32>::Run, &Tiny<F::kInt64>::Run,
        &Tiny<F::kUInt64>::Run, &Tiny<F::kSInt64>::Run, &Tiny<F::kBool>::Run,
        &Tiny<F::kDeltaUInt32>::Run, &Tiny<F::kDeltaUInt64>::Run},
+      {BoundedTiny<F::kInt32>::kRun, BoundedTiny<F::kUInt32>::kRun, BoundedTiny<F::kSInt32>::kRun,
+       BoundedTiny<F::kInt64>::kRun, BoundedTiny<F::kUInt64>::kRun, BoundedTiny<F::kSInt64>::kRun,
+       BoundedTiny<F::kBool>::kRun, BoundedTiny<F::kDeltaUInt32>::kRun,
+       BoundedTiny<F::kDeltaUInt64>::kRun},
       inline_below_bytes,
       short_payloads_direct,
   };

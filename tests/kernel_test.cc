@@ -417,15 +417,10 @@ TEST_P(KernelTest, GuardPagesAtEveryLength) {
   }
 }
 
-// decode_tiny (kernel_abi.h): payloads of up to kTinyPayloadBytes - random varints of every
-// length, cut anywhere - each followed by the rest of kTinyReadableBytes (continuation bytes,
-// which a decoder reading past the payload's end would take into a value) and an inaccessible
-// page, in every format, with room for the payload's bytes or for 16 values. The values must be
-// the reference's; a malformed payload must give kTinyMalformed (or kTinyUnhandled); and
-// kTinyUnhandled is allowed only for a payload holding a varint longer than the decoder takes: 8
-// bytes in a kernel compiled with BMI2 (PEXT), else 4.
-TEST_P(KernelTest, TinyDecoderAgreesWithTheReference) {
-  const int longest_taken = (GetParam().required_features & kCpuBmi2) != 0 ? 8 : 4;
+// Payloads of up to kTinyPayloadBytes for the tiny decoders: random varints of every length, cut
+// anywhere, and one long varint among one-byte ones at every position (more than eight varints
+// with a long one among them: a vector decoder's second group of eight 64-bit lanes).
+std::vector<std::string> TinyPayloads() {
   std::mt19937_64 rng(17);
   std::vector<std::string> payloads;
   for (int n = 0; n <= internal::kTinyPayloadBytes; ++n) {
@@ -443,8 +438,6 @@ TEST_P(KernelTest, TinyDecoderAgreesWithTheReference) {
       }
     }
   }
-  // One long varint among one-byte ones, at every position: more than eight varints with a long
-  // one among them (a vector decoder's second group of eight 64-bit lanes).
   for (int length = 5; length <= 10; ++length) {
     const int ones = internal::kTinyPayloadBytes - length;
     for (int at = 0; at <= ones; ++at) {
@@ -457,13 +450,32 @@ TEST_P(KernelTest, TinyDecoderAgreesWithTheReference) {
       payloads.push_back(payload);
     }
   }
+  return payloads;
+}
+
+// Whether `payload` holds a varint longer than `longest` bytes (`longest` continuation bytes in a
+// row).
+bool HasVarintLongerThan(const std::string& payload, int longest) {
+  int run = 0;
+  for (char c : payload) {
+    run = (static_cast<uint8_t>(c) & 0x80) != 0 ? run + 1 : 0;
+    if (run >= longest) return true;
+  }
+  return false;
+}
+
+// decode_tiny (kernel_abi.h): payloads of up to kTinyPayloadBytes - random varints of every
+// length, cut anywhere - each followed by the rest of kTinyReadableBytes (continuation bytes,
+// which a decoder reading past the payload's end would take into a value) and an inaccessible
+// page, in every format, with room for the payload's bytes or for 16 values. The values must be
+// the reference's; a malformed payload must give kTinyMalformed (or kTinyUnhandled); and
+// kTinyUnhandled is allowed only for a payload holding a varint longer than the decoder takes: 8
+// bytes in a kernel compiled with BMI2 (PEXT), else 4.
+TEST_P(KernelTest, TinyDecoderAgreesWithTheReference) {
+  const int longest_taken = (GetParam().required_features & kCpuBmi2) != 0 ? 8 : 4;
+  const std::vector<std::string> payloads = TinyPayloads();
   for (const std::string& payload : payloads) {
-    int run = 0;
-    bool has_long_varint = false;  // longest_taken continuation bytes in a row: a longer varint.
-    for (char c : payload) {
-      run = (static_cast<uint8_t>(c) & 0x80) != 0 ? run + 1 : 0;
-      has_long_varint = has_long_varint || run >= longest_taken;
-    }
+    const bool has_long_varint = HasVarintLongerThan(payload, longest_taken);
     const std::string padding(internal::kTinyReadableBytes - payload.size(), '\xff');
     const absl::string_view input = guard_.CopyFlushEnd(payload + padding);
     const uint8_t* begin = reinterpret_cast<const uint8_t*>(input.data());
@@ -488,6 +500,60 @@ TEST_P(KernelTest, TinyDecoderAgreesWithTheReference) {
           continue;
         }
         ASSERT_EQ(r, static_cast<int>(expected.values.size()));
+        for (size_t i = 0; i < expected.values.size(); ++i) {
+          ASSERT_EQ(OutputBits(format, out.data(), i), expected.values[i]) << "value " << i;
+        }
+      }
+    }
+  }
+}
+
+// decode_tiny_bounded (kernel_abi.h), where the kernel has one: the same payloads, flush against
+// an inaccessible page (a read past the payload faults), with room for no value, for one value
+// too few, for exactly the values, and for 16. It must write only out[0, result), decline
+// (kTinyUnhandled) more values than the room, and otherwise agree with the reference as
+// decode_tiny does. Kernels without one must have no entry for any format.
+TEST_P(KernelTest, BoundedTinyDecoderReadsAndWritesOnlyThePayload) {
+  const bool has_bounded = kernel().BoundedTinyDecoder(VarintFormat::kUInt32) != nullptr;
+  for (VarintFormat format : AllFormats()) {
+    const bool delta = format == VarintFormat::kDeltaUInt32 || format == VarintFormat::kDeltaUInt64;
+    ASSERT_EQ(kernel().BoundedTinyDecoder(format) != nullptr, has_bounded && !delta)
+        << FormatName(format);
+  }
+  if (!has_bounded) GTEST_SKIP() << kernel().name << " has no bounded tiny decoder";
+  for (const std::string& payload : TinyPayloads()) {
+    const absl::string_view input = guard_.CopyFlushEnd(payload);
+    const uint8_t* begin = reinterpret_cast<const uint8_t*>(input.data());
+    for (VarintFormat format : AllFormats()) {
+      const internal::TinyDecodeFn tiny = kernel().BoundedTinyDecoder(format);
+      if (tiny == nullptr) continue;
+      const Expected expected = ExpectedDecode(format, payload, /*strict=*/false);
+      const int values = static_cast<int>(expected.values.size());
+      // A bounded decoder may decline varints over 4 bytes (8 for 64-bit outputs).
+      const bool has_long_varint = HasVarintLongerThan(payload, OutputSize(format) == 8 ? 8 : 4);
+      for (const int room : {0, values - 1, values, 16}) {
+        if (room < 0) continue;
+        SCOPED_TRACE(absl::StrCat("kernel=", kernel().name, " format=", FormatName(format),
+                                  " room=", room, " payload=[", Hex(payload), "]"));
+        const size_t elem = OutputSize(format);
+        std::vector<unsigned char> out(16 * elem + 8, 0xA5);
+        const int r = tiny(begin, begin + payload.size(), out.data(), room);
+        const size_t written = r > 0 ? static_cast<size_t>(r) * elem : 0;
+        for (size_t i = written; i < out.size(); ++i) {
+          ASSERT_EQ(out[i], 0xA5) << "wrote past the values at byte " << i << " (result " << r
+                                  << ")";
+        }
+        if (r == internal::kTinyUnhandled) {
+          ASSERT_TRUE(has_long_varint || (expected.status == DecodeStatus::kOk && values > room))
+              << "declined a payload it must take";
+          continue;
+        }
+        if (expected.status != DecodeStatus::kOk) {
+          ASSERT_EQ(r, internal::kTinyMalformed) << StatusName(expected.status);
+          continue;
+        }
+        ASSERT_LE(r, room);
+        ASSERT_EQ(r, values);
         for (size_t i = 0; i < expected.values.size(); ++i) {
           ASSERT_EQ(OutputBits(format, out.data(), i), expected.values[i]) << "value " << i;
         }

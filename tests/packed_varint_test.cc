@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "pbaccel/internal/kernel_registry.h"
 #include "pbaccel/pbaccel.h"
 #include "pbaccel/testing/every_kernel.h"
 #include "pbaccel/testing/wire_builder.h"
@@ -242,6 +243,47 @@ TEST_P(PackedVarintApiTest, ReservesExactlyOnceForAnEmptyField) {
   ASSERT_TRUE(DecodePackedUInt32(payload, &field).ok());
   EXPECT_EQ(field.size(), 777);
   EXPECT_EQ(field.Capacity(), 777);
+}
+
+// The bounded tiny path runs: a lenient span decode or PackedView read of a payload of at most
+// kTinyPayloadBytes calls the active kernel's decode_tiny_bounded (here wrapped to count its calls;
+// where the kernel has none, the wrapper declines, as a kernel's own does for what it cannot take,
+// so the kernel decodes), and gets the reference's values either way; a longer payload and a
+// strict decode do not call it.
+TEST_P(PackedVarintApiTest, ShortPayloadsTakeTheBoundedTinyDecoder) {
+  static internal::TinyDecodeFn own;
+  static int calls;
+  internal::KernelDescriptor counting = internal::ActiveKernel();
+  own = counting.BoundedTinyDecoder(VarintFormat::kUInt32);
+  counting.decode_tiny_bounded[static_cast<int>(VarintFormat::kUInt32)] =
+      [](const uint8_t* p, const uint8_t* end, void* out, int room) {
+        ++calls;
+        return own != nullptr ? own(p, end, out, room) : internal::kTinyUnhandled;
+      };
+  const internal::ScopedActiveKernelForTesting use(counting);
+
+  const std::vector<uint32_t> values = {1, 300, 70000, 5, 0, 127, 128};  // 12 bytes.
+  const std::string tiny = EncodePacked(std::vector<uint64_t>(values.begin(), values.end()));
+  const std::string longer = tiny + tiny;  // 24 bytes.
+  for (const std::string* payload : {&tiny, &longer}) {
+    for (const bool strict : {false, true}) {
+      SCOPED_TRACE(absl::StrCat("bytes=", payload->size(), " strict=", strict));
+      calls = 0;
+      uint32_t out[16];
+      const absl::StatusOr<size_t> n =
+          DecodePackedUInt32(*payload, absl::MakeSpan(out), DecodeOptions{strict});
+      ASSERT_TRUE(n.ok()) << n.status();
+      ASSERT_EQ(*n, payload->size() == tiny.size() ? values.size() : 2 * values.size());
+      for (size_t i = 0; i < *n; ++i) ASSERT_EQ(out[i], values[i % values.size()]) << i;
+      EXPECT_EQ(calls, payload == &tiny && !strict ? 1 : 0);
+    }
+    calls = 0;
+    std::vector<uint32_t> read;
+    for (uint32_t v : PackedView<PackedType::kUInt32>(*payload)) read.push_back(v);
+    ASSERT_EQ(read.size(), payload->size() == tiny.size() ? values.size() : 2 * values.size());
+    for (size_t i = 0; i < read.size(); ++i) ASSERT_EQ(read[i], values[i % values.size()]) << i;
+    EXPECT_EQ(calls, payload == &tiny ? 1 : 0) << "PackedView, bytes=" << payload->size();
+  }
 }
 
 PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(PackedVarintApiTest);
