@@ -8,6 +8,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "absl/base/attributes.h"
+#include "absl/base/optimization.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "parsers/kernel_abi.h"
@@ -101,6 +103,31 @@ absl::Status Append(absl::string_view payload, RepeatedField<T>* field, uint64_t
       r.pos);
 }
 
+// The error of a decode into a buffer that filled at `full` (a DecodeResult with kOutputFull)
+// or failed: the rest is validated so the error says what is really wrong (a malformed remainder
+// is kInvalidArgument; a well-formed one is kResourceExhausted). Out of line: its scratch array
+// and status building would otherwise enlarge every decode's frame.
+template <VarintFormat F>
+ABSL_ATTRIBUTE_NOINLINE absl::Status DecodeIntoError(const uint8_t* begin, const uint8_t* end,
+                                                     DecodeResult r, size_t out_size, bool strict) {
+  const size_t size = static_cast<size_t>(end - begin);
+  if (r.status != DecodeStatus::kOutputFull) {
+    return VarintErrorStatus(r.status, static_cast<size_t>(r.pos - begin), size, F);
+  }
+  typename FormatTraits<F>::Out scratch[64];
+  size_t total = r.count;
+  DecodeResult rest = r;
+  do {
+    rest = DecodeSmall<F>(rest.pos, end, scratch, 64, 0, strict);
+    total += rest.count;
+  } while (rest.status == DecodeStatus::kOutputFull);
+  if (rest.status != DecodeStatus::kOk) {
+    return VarintErrorStatus(rest.status, static_cast<size_t>(rest.pos - begin), size, F);
+  }
+  return absl::ResourceExhaustedError(absl::StrCat("packed varint payload holds ", total,
+                                                   " values; the output has room for ", out_size));
+}
+
 // Decodes into the caller's buffer. A payload of at most kTinyPayloadBytes goes to the kernel's
 // bounded tiny decoder when it has one (avx512: no loop, no setup; most real packed fields are
 // that short) and the mode is lenient; what it declines (long varints, more values than `out`
@@ -126,24 +153,8 @@ absl::StatusOr<size_t> DecodeInto(absl::string_view payload, absl::Span<T> out, 
   const DecodeResult r = decode == nullptr ? DecodeSmall<F>(begin, end, out.data(), out.size(),
                                                             delta_base, options.strict)
                                            : decode(begin, end, out.data(), out.size(), delta_base);
-  if (r.status == DecodeStatus::kOk) return r.count;
-  if (r.status != DecodeStatus::kOutputFull) {
-    return VarintErrorStatus(r.status, static_cast<size_t>(r.pos - begin), payload.size(), F);
-  }
-  // The buffer is full: finish validating the rest so the error says what is really wrong (a
-  // malformed remainder is kInvalidArgument; a well-formed one is kResourceExhausted).
-  T scratch[64];
-  size_t total = r.count;
-  DecodeResult rest = r;
-  do {
-    rest = DecodeSmall<F>(rest.pos, end, scratch, 64, 0, options.strict);
-    total += rest.count;
-  } while (rest.status == DecodeStatus::kOutputFull);
-  if (rest.status != DecodeStatus::kOk) {
-    return VarintErrorStatus(rest.status, static_cast<size_t>(rest.pos - begin), payload.size(), F);
-  }
-  return absl::ResourceExhaustedError(absl::StrCat(
-      "packed varint payload holds ", total, " values; the output has room for ", out.size()));
+  if (ABSL_PREDICT_TRUE(r.status == DecodeStatus::kOk)) return r.count;
+  return DecodeIntoError<F>(begin, end, r, out.size(), options.strict);
 }
 
 }  // namespace
