@@ -103,10 +103,10 @@ absl::Status Append(absl::string_view payload, RepeatedField<T>* field, uint64_t
       r.pos);
 }
 
-// The error of a decode into a buffer that filled at `full` (a DecodeResult with kOutputFull)
-// or failed: the rest is validated so the error says what is really wrong (a malformed remainder
-// is kInvalidArgument; a well-formed one is kResourceExhausted). Out of line: its scratch array
-// and status building would otherwise enlarge every decode's frame.
+// The error of a decode into a buffer that filled (`r` is kOutputFull) or that failed (`r` names
+// the error). For a full buffer the rest is validated, so the error says what is really wrong (a
+// malformed remainder is kInvalidArgument; a well-formed one is kResourceExhausted). Out of line:
+// its scratch array and status building would otherwise enlarge every decode's frame.
 template <VarintFormat F>
 ABSL_ATTRIBUTE_NOINLINE absl::Status DecodeIntoError(const uint8_t* begin, const uint8_t* end,
                                                      DecodeResult r, size_t out_size, bool strict) {
@@ -139,14 +139,9 @@ absl::StatusOr<size_t> DecodeInto(absl::string_view payload, absl::Span<T> out, 
   const uint8_t* const begin = Bytes(payload);
   const uint8_t* const end = begin + payload.size();
   const KernelDescriptor& kernel = ActiveKernel();
-  if (payload.size() <= static_cast<size_t>(kTinyPayloadBytes) && !options.strict) {
-    if (const TinyDecodeFn tiny = kernel.BoundedTinyDecoder(F); tiny != nullptr) {
-      const int room = out.size() < static_cast<size_t>(kTinyPayloadBytes)
-                           ? static_cast<int>(out.size())
-                           : kTinyPayloadBytes;
-      const int n = tiny(begin, end, out.data(), room);
-      if (n >= 0) return static_cast<size_t>(n);
-    }
+  if (!options.strict) {
+    const int n = kernel.DecodeTinyBounded(F, begin, end, out.data(), out.size());
+    if (n >= 0) return static_cast<size_t>(n);
   }
   const DecodeFn decode =
       payload.size() < kernel.inline_below_bytes ? nullptr : kernel.Decoder(F, options.strict);

@@ -43,25 +43,18 @@ absl::StatusOr<size_t> DecodePackedChunk(PackedType type, absl::string_view payl
   const uint8_t* begin = reinterpret_cast<const uint8_t*>(payload.data());
   const uint8_t* end = begin + payload.size();
   if (*pos >= payload.size() || out_cap == 0) return size_t{0};
-  // The rest of a payload of at most kTinyPayloadBytes: the kernel's bounded tiny decoder when it
-  // has one (see DecodeInto in packed_varint.cc); what it declines, the kernel decodes.
+  const KernelDescriptor& kernel = ActiveKernel();
   const VarintFormat format = FormatOf(type);
-  if (end - (begin + *pos) <= kTinyPayloadBytes) {
-    if (const TinyDecodeFn tiny = ActiveKernel().BoundedTinyDecoder(format); tiny != nullptr) {
-      const int room = out_cap < static_cast<size_t>(kTinyPayloadBytes) ? static_cast<int>(out_cap)
-                                                                        : kTinyPayloadBytes;
-      const int n = tiny(begin + *pos, end, out, room);
-      if (n >= 0) {
-        *pos = payload.size();
-        return static_cast<size_t>(n);
-      }
-    }
+  // The rest of a payload, when at most kTinyPayloadBytes: the kernel's bounded tiny decoder if it
+  // has one (as DecodeInto in packed_varint.cc); what it declines, the kernel decodes.
+  const int n = kernel.DecodeTinyBounded(format, begin + *pos, end, out, out_cap);
+  if (n >= 0) {
+    *pos = payload.size();
+    return static_cast<size_t>(n);
   }
-  const DecodeResult r =
-      ActiveKernel().Decoder(FormatOf(type), false)(begin + *pos, end, out, out_cap, 0);
+  const DecodeResult r = kernel.Decoder(format, false)(begin + *pos, end, out, out_cap, 0);
   if (r.status != DecodeStatus::kOk && r.status != DecodeStatus::kOutputFull) {
-    return VarintErrorStatus(r.status, static_cast<size_t>(r.pos - begin), payload.size(),
-                             FormatOf(type));
+    return VarintErrorStatus(r.status, static_cast<size_t>(r.pos - begin), payload.size(), format);
   }
   *pos = static_cast<size_t>(r.pos - begin);
   return r.count;

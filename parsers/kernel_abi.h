@@ -172,6 +172,17 @@ struct KernelDescriptor {
   TinyDecodeFn BoundedTinyDecoder(VarintFormat format) const {
     return decode_tiny_bounded[static_cast<int>(format)];
   }
+  // The bounded tiny decoder on [p, end) into `out` (room for `cap` values), when the payload is
+  // at most kTinyPayloadBytes and the kernel has one for `format`: its result (values, or
+  // kTinyMalformed / kTinyUnhandled); else kTinyUnhandled, nothing read or written.
+  int DecodeTinyBounded(VarintFormat format, const uint8_t* p, const uint8_t* end, void* out,
+                        size_t cap) const {
+    if (end - p > kTinyPayloadBytes) return kTinyUnhandled;
+    const TinyDecodeFn tiny = BoundedTinyDecoder(format);
+    if (tiny == nullptr) return kTinyUnhandled;
+    const size_t most = static_cast<size_t>(kTinyPayloadBytes);
+    return tiny(p, end, out, static_cast<int>(cap < most ? cap : most));
+  }
 };
 
 // When a decode with cap == count_terminators() returns kOutputFull, the bytes [pos, end) hold no
