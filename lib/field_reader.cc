@@ -111,19 +111,18 @@ absl::StatusOr<size_t> SkipField(absl::string_view data, uint32_t tag, int depth
   return static_cast<size_t>(after - begin);
 }
 
-bool FieldReader::NextSlow(Field* field) {
-  const char* const origin = bytes_.data();
+const char* FieldReader::NextSlow(const char* origin, const char* p, const char* end, Field* field,
+                                  absl::Status* status) {
   WireField f;
   const char* body_end = nullptr;
-  absl::StatusOr<const char*> next =
-      ReadWholeField(origin + pos_, origin + bytes_.size(), &f, origin, &body_end);
+  absl::StatusOr<const char*> next = ReadWholeField(p, end, &f, origin, &body_end);
   if (!next.ok()) {
-    status_ = next.status();
-    return false;
+    *status = next.status();
+    return nullptr;
   }
   field->number = f.number;
   field->wire_type = f.wire_type;
-  field->offset = pos_;
+  field->offset = static_cast<size_t>(p - origin);
   field->raw = absl::string_view(f.tag, static_cast<size_t>(*next - f.tag));
   field->varint = f.wire_type == WireType::kVarint ? f.varint : 0;
   switch (f.wire_type) {
@@ -139,8 +138,7 @@ bool FieldReader::NextSlow(Field* field) {
       break;
     default: field->data = absl::string_view(); break;
   }
-  pos_ = static_cast<size_t>(*next - origin);
-  return true;
+  return *next;
 }
 
 absl::StatusOr<std::vector<Field>> FindField(absl::string_view message, uint32_t number) {

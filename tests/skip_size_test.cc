@@ -196,12 +196,39 @@ TEST_P(SkipSizeTest, PackedViewMatchesTheDecoder) {
 
 // The field reader accepts exactly what upstream accepts when every field is unknown, and finds
 // exactly the occurrences upstream keeps.
+// Also: the reader's own decision is upstream's, each field's offset and raw bytes are where the
+// reader stood, and after an error the reader stays stopped at the malformed field.
+void CheckReaderDecision(absl::string_view bytes, bool upstream_ok) {
+  FieldReader reader(bytes);
+  Field f;
+  size_t at = reader.position();
+  ASSERT_EQ(at, 0u);
+  while (reader.Next(&f)) {
+    ASSERT_EQ(f.offset, at);
+    ASSERT_EQ(f.raw, bytes.substr(at, f.raw.size()));
+    at = reader.position();
+    ASSERT_EQ(at, f.offset + f.raw.size());
+  }
+  ASSERT_EQ(reader.status().ok(), upstream_ok) << reader.status();
+  if (upstream_ok) {
+    EXPECT_EQ(at, bytes.size());
+    return;
+  }
+  EXPECT_EQ(reader.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_LT(at, bytes.size());
+  EXPECT_EQ(reader.position(), at) << "the reader stays at the malformed field";
+  EXPECT_FALSE(reader.Next(&f)) << "a failed reader stays failed";
+  EXPECT_EQ(reader.position(), at);
+  EXPECT_FALSE(reader.status().ok());
+}
+
 void CheckReader(absl::string_view bytes) {
   google::protobuf::Empty upstream;
   const bool ok = upstream.ParseFromString(std::string(bytes));
   absl::StatusOr<std::vector<Field>> found = FindField(bytes, 1);
   ASSERT_EQ(found.ok(), ok) << "upstream " << (ok ? "accepts" : "rejects") << ": "
                             << found.status();
+  CheckReaderDecision(bytes, ok);
   if (!ok) return;
   const google::protobuf::UnknownFieldSet& unknown =
       upstream.GetReflection()->GetUnknownFields(upstream);

@@ -23,9 +23,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "absl/base/attributes.h"
+#include "absl/base/optimization.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -90,39 +92,55 @@ const char* SkipGroupBody(const char* p, const char* end, uint32_t number);
 //   if (!reader.status().ok()) { ... malformed ... }
 class FieldReader {
  public:
-  explicit FieldReader(absl::string_view message) : bytes_(message) {}
+  explicit FieldReader(absl::string_view message)
+      : begin_(message.data()), next_(begin_), end_(begin_ + message.size()) {}
 
   // Reads the next field into *field. Returns false at the end of the input or on an error (then
   // status() is not OK and stays so). Fields other than groups are read inline (the wire walker);
-  // groups and errors take the out-of-line path. Always inlined, with the wire walker: the
-  // caller's loop keeps the reader's position and the field's number and wire type in registers
-  // (out of line, each field's tests waited for stores and reloads through the stack).
+  // groups and errors take the out-of-line path.
+  //
+  // Always inlined, with the wire walker, and written so that neither the reader's nor *field's
+  // address escapes (the out-of-line path fills locals that are copied back): the caller's loop
+  // then keeps the position, the field's number, wire type and payload in registers. Out of line,
+  // or with `this` passed to the slow path, each field's tests waited for stores and reloads
+  // through the stack (MVT tiles' walk: 0.93 s -> 0.6 s per 1,000 passes, protozero 0.7 s).
   ABSL_ATTRIBUTE_ALWAYS_INLINE bool Next(Field* field) {
-    if (pos_ >= bytes_.size() || !status_.ok()) return false;
-    const char* const begin = bytes_.data();
+    if (next_ >= end_) return false;  // An error pulls end_ back to the malformed field.
     internal::WireField f;
     internal::WireError error;
-    const char* next = internal::ReadField(begin + pos_, begin + bytes_.size(), &f, &error);
-    if (next == nullptr || f.wire_type == WireType::kStartGroup ||
-        f.wire_type == WireType::kEndGroup) {
-      return NextSlow(field);
+    const char* after = internal::ReadField(next_, end_, &f, &error);
+    if (ABSL_PREDICT_FALSE(after == nullptr || f.wire_type == WireType::kStartGroup ||
+                           f.wire_type == WireType::kEndGroup)) {
+      Field whole;
+      absl::Status status;
+      after = NextSlow(begin_, next_, end_, &whole, &status);
+      if (after == nullptr) {
+        end_ = next_;
+        status_ = std::move(status);
+        return false;
+      }
+      *field = whole;
+    } else {
+      internal::FillField(f, after, field);
+      field->offset = static_cast<size_t>(next_ - begin_);
     }
-    internal::FillField(f, next, field);
-    field->offset = pos_;
-    pos_ = static_cast<size_t>(next - begin);
+    next_ = after;
     return true;
   }
 
   const absl::Status& status() const { return status_; }
-  // Offset of the next field.
-  size_t position() const { return pos_; }
+  // Offset of the next field (after an error: of the malformed field).
+  size_t position() const { return static_cast<size_t>(next_ - begin_); }
 
  private:
-  // Next() for groups (their bodies skipped with upstream's rules) and errors.
-  bool NextSlow(Field* field);
+  // Next() for groups (their bodies skipped with upstream's rules) and errors: reads the field at
+  // p in [origin, end) into *field and returns the byte after it, or nullptr with *status set.
+  static const char* NextSlow(const char* origin, const char* p, const char* end, Field* field,
+                              absl::Status* status);
 
-  absl::string_view bytes_;
-  size_t pos_ = 0;
+  const char* begin_;
+  const char* next_;
+  const char* end_;
   absl::Status status_;
 };
 
