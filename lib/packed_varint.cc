@@ -128,9 +128,9 @@ ABSL_ATTRIBUTE_NOINLINE absl::Status DecodeIntoError(const uint8_t* begin, const
                                                    " values; the output has room for ", out_size));
 }
 
-// Decodes into the caller's buffer. A payload of at most kTinyPayloadBytes goes to the kernel's
-// bounded tiny decoder when it has one (avx512: no loop, no setup; most real packed fields are
-// that short) and the mode is lenient; what it declines (long varints, more values than `out`
+// Decodes into the caller's buffer. A payload of at most kBoundedTinyPayloadBytes goes to the
+// kernel's bounded tiny decoder when it has one (avx512: no loop, no setup; most real packed fields
+// are that short) and the mode is lenient; what it declines (long varints, more values than `out`
 // takes, a malformed payload) the kernel decodes and names as for any other payload.
 template <VarintFormat F, typename T>
 absl::StatusOr<size_t> DecodeInto(absl::string_view payload, absl::Span<T> out, uint64_t delta_base,

@@ -45,8 +45,8 @@ absl::StatusOr<size_t> DecodePackedChunk(PackedType type, absl::string_view payl
   if (*pos >= payload.size() || out_cap == 0) return size_t{0};
   const KernelDescriptor& kernel = ActiveKernel();
   const VarintFormat format = FormatOf(type);
-  // The rest of a payload, when at most kTinyPayloadBytes: the kernel's bounded tiny decoder if it
-  // has one (as DecodeInto in packed_varint.cc); what it declines, the kernel decodes.
+  // The rest of a payload, when at most kBoundedTinyPayloadBytes: the kernel's bounded tiny decoder
+  // if it has one (as DecodeInto in packed_varint.cc); what it declines, the kernel decodes.
   const int n = kernel.DecodeTinyBounded(format, begin + *pos, end, out, out_cap);
   if (n >= 0) {
     *pos = payload.size();

@@ -537,6 +537,7 @@ struct Avx512TinyDecoderImpl {
       Out* const out = static_cast<Out*>(out_void);
       const int n = static_cast<int>(end - p);
       if (n == 0) return 0;
+      if (kBounded && n > kTinyPayloadBytes) return RunUpTo32(p, n, out, room);
       const uint32_t in = (1u << n) - 1;  // n <= 16.
       const __m128i bytes = _mm_maskz_loadu_epi8(static_cast<__mmask16>(in), p);
       const uint32_t cont = _mm_movepi8_mask(bytes);
@@ -589,16 +590,62 @@ struct Avx512TinyDecoderImpl {
       }
       const __m512i eb = _mm512_permutexvar_epi8(kLaneIndex32.Load(), ends);
       const __m512i pe = _mm512_alignr_epi32(eb, _mm512_set1_epi8(63), 15);
-      const __m512i v = Pack32UpTo4(window, window, pe, eb);
-      if constexpr (sizeof(Out) == 8) {
-        Emit<F>(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(v)), count < 8 ? count : 8, out,
-                &unused_carry);
-        Emit<F>(_mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(v, 1)), count > 8 ? count - 8 : 0,
-                out + 8, &unused_carry);
+      EmitLanes32(Pack32UpTo4(window, window, pe, eb), count, out);
+      return count;
+    }
+  }
+
+  // The bounded decoder's payloads of kTinyPayloadBytes + 1 to kBoundedTinyPayloadBytes (32)
+  // bytes (the median tile geometry is 17 bytes): the same steps over a 32-byte window, the
+  // varints in up to two groups of 16 32-bit lanes, the second group's predecessors the first's
+  // ends. Takes varints of up to four bytes (all of a tile's coordinates, most OSM way refs);
+  // a longer one, or more values than `room`, declines (kTinyUnhandled, nothing written).
+  // REQUIRES: kTinyPayloadBytes < n <= kBoundedTinyPayloadBytes; [p, p + n) readable.
+  static int RunUpTo32(const uint8_t* p, int n, Out* out, int room) {
+    static_assert(kBoundedTinyPayloadBytes == 32, "one 32-byte load, two groups of 16");
+    const uint32_t in = n == 32 ? ~uint32_t{0} : (uint32_t{1} << n) - 1;
+    const __m256i bytes = _mm256_maskz_loadu_epi8(in, p);
+    const uint32_t cont = _mm256_movepi8_mask(bytes);
+    if ((cont >> (n - 1)) != 0) return kTinyMalformed;  // The payload ends inside a varint.
+    const uint32_t term = ~cont & in;
+    const int count = _mm_popcnt_u32(term);
+    if (count > room || RunsOf4(cont) != 0) return kTinyUnhandled;
+    if (cont == 0) {
+      // One-byte varints only: the bytes are the values (count == n), stored under a mask.
+      if constexpr (F == VarintFormat::kBool) {
+        _mm256_mask_storeu_epi8(out, in, _mm256_min_epu8(bytes, _mm256_set1_epi8(1)));
       } else {
-        Emit<F>(v, count, out, &unused_carry);
+        EmitLanes32(_mm512_cvtepu8_epi32(_mm256_castsi256_si128(bytes)), 16, out);
+        EmitLanes32(_mm512_cvtepu8_epi32(_mm256_extracti128_si256(bytes, 1)), count - 16, out + 16);
       }
       return count;
+    }
+    // The payload at window offsets 64..95 (both blocks of GroupSteps' window, as above).
+    const __m512i ends = _mm512_maskz_compress_epi8(term, kBlockOffsets.Load());
+    const __m512i window = _mm512_zextsi256_si512(bytes);
+    const __m512i eb0 = _mm512_permutexvar_epi8(kLaneIndex32.Load(), ends);
+    const __m512i pe0 = _mm512_alignr_epi32(eb0, _mm512_set1_epi8(63), 15);
+    EmitLanes32(Pack32UpTo4(window, window, pe0, eb0), count < 16 ? count : 16, out);
+    if (count > 16) {
+      const __m512i eb1 =
+          _mm512_permutexvar_epi8(_mm512_add_epi8(kLaneIndex32.Load(), _mm512_set1_epi8(16)), ends);
+      const __m512i pe1 = _mm512_alignr_epi32(eb1, eb0, 15);
+      EmitLanes32(Pack32UpTo4(window, window, pe1, eb1), count - 16, out + 16);
+    }
+    return count;
+  }
+
+  // Stores the first `count` (at most 16) of the values in the 32-bit lanes of `v` (values of at
+  // most 28 bits) at `out`, widened to 64 bits for 64-bit formats.
+  static void EmitLanes32(__m512i v, int count, Out* out) {
+    __m512i unused_carry;
+    if constexpr (sizeof(Out) == 8) {
+      Emit<F>(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(v)), count < 8 ? count : 8, out,
+              &unused_carry);
+      Emit<F>(_mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(v, 1)), count > 8 ? count - 8 : 0,
+              out + 8, &unused_carry);
+    } else {
+      Emit<F>(v, static_cast<size_t>(count), out, &unused_carry);
     }
   }
 };

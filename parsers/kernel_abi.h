@@ -121,11 +121,18 @@ using TinyDecodeFn = int (*)(const uint8_t* p, const uint8_t* end, void* out, in
 //
 //   int decode_tiny_bounded(const uint8_t* p, const uint8_t* end, void* out, int room);
 //
-//   REQUIRES: 0 <= end - p <= kTinyPayloadBytes; [p, end) readable; `out` has room for `room`
-//             >= 0 values. Non-delta formats only (the entries of the delta formats are null).
+//   REQUIRES: 0 <= end - p <= kBoundedTinyPayloadBytes; [p, end) readable; `out` has room for
+//             `room` >= 0 values. Non-delta formats only (the entries of the delta formats are
+//             null).
 //   Reads:    only bytes in [p, end).  Writes: only out[0, result).
 //   Returns:  as decode_tiny; also kTinyUnhandled, having written nothing, when the payload
-//             holds more than `room` values.
+//             holds more than `room` values, or (payloads over kTinyPayloadBytes) a varint of
+//             more than 4 bytes.
+//
+// Its payloads go up to 32 bytes, twice decode_tiny's: with no slack to offer, a caller of the
+// bounded decoder has no cheaper way for a payload of 17-32 bytes than the kernel's block loop,
+// and such payloads are common (a tile's median geometry is 17 bytes, 89 % are at most 32).
+inline constexpr int kBoundedTinyPayloadBytes = 32;
 
 // Encoded sizes: the bytes n values take as varints, with protobuf's rules (a negative int32 takes
 // 10 bytes, as its int64 sign extension; sint types are zigzag-encoded first). int64 uses kUInt64
@@ -173,14 +180,14 @@ struct KernelDescriptor {
     return decode_tiny_bounded[static_cast<int>(format)];
   }
   // The bounded tiny decoder on [p, end) into `out` (room for `cap` values), when the payload is
-  // at most kTinyPayloadBytes and the kernel has one for `format`: its result (values, or
+  // at most kBoundedTinyPayloadBytes and the kernel has one for `format`: its result (values, or
   // kTinyMalformed / kTinyUnhandled); else kTinyUnhandled, nothing read or written.
   int DecodeTinyBounded(VarintFormat format, const uint8_t* p, const uint8_t* end, void* out,
                         size_t cap) const {
-    if (end - p > kTinyPayloadBytes) return kTinyUnhandled;
+    if (end - p > kBoundedTinyPayloadBytes) return kTinyUnhandled;
     const TinyDecodeFn tiny = BoundedTinyDecoder(format);
     if (tiny == nullptr) return kTinyUnhandled;
-    const size_t most = static_cast<size_t>(kTinyPayloadBytes);
+    const size_t most = static_cast<size_t>(kBoundedTinyPayloadBytes);
     return tiny(p, end, out, static_cast<int>(cap < most ? cap : most));
   }
 };

@@ -417,13 +417,14 @@ TEST_P(KernelTest, GuardPagesAtEveryLength) {
   }
 }
 
-// Payloads of up to kTinyPayloadBytes for the tiny decoders: random varints of every length, cut
-// anywhere, and one long varint among one-byte ones at every position (more than eight varints
-// with a long one among them: a vector decoder's second group of eight 64-bit lanes).
-std::vector<std::string> TinyPayloads() {
+// Payloads of up to `max_bytes` (kTinyPayloadBytes, kBoundedTinyPayloadBytes) for the tiny
+// decoders: random varints of every length, cut anywhere, and one long varint among one-byte ones
+// at every position (more than eight varints with a long one among them: a vector decoder's
+// second group of eight 64-bit lanes; more than sixteen: its second group of sixteen 32-bit lanes).
+std::vector<std::string> TinyPayloads(int max_bytes) {
   std::mt19937_64 rng(17);
   std::vector<std::string> payloads;
-  for (int n = 0; n <= internal::kTinyPayloadBytes; ++n) {
+  for (int n = 0; n <= max_bytes; ++n) {
     payloads.push_back(std::string(static_cast<size_t>(n), '\x01'));
     for (int i = 0; i < 300; ++i) {
       const int max_length = i % 3 == 0 ? 10 : i % 3 == 1 ? 4 : 2;
@@ -433,13 +434,11 @@ std::vector<std::string> TinyPayloads() {
         payload += Varint(rng() >> (64 - 7 * length + (length == 10 ? 6 : 0)), length);
       }
       if (i % 2 == 0) payload.resize(static_cast<size_t>(n));  // May cut the last varint.
-      if (payload.size() <= static_cast<size_t>(internal::kTinyPayloadBytes)) {
-        payloads.push_back(payload);
-      }
+      if (payload.size() <= static_cast<size_t>(max_bytes)) payloads.push_back(payload);
     }
   }
-  for (int length = 5; length <= 10; ++length) {
-    const int ones = internal::kTinyPayloadBytes - length;
+  for (int length = 2; length <= 10; ++length) {
+    const int ones = max_bytes - length;
     for (int at = 0; at <= ones; ++at) {
       std::string payload;
       for (int i = 0; i < ones; ++i) {
@@ -473,7 +472,7 @@ bool HasVarintLongerThan(const std::string& payload, int longest) {
 // bytes in a kernel compiled with BMI2 (PEXT), else 4.
 TEST_P(KernelTest, TinyDecoderAgreesWithTheReference) {
   const int longest_taken = (GetParam().required_features & kCpuBmi2) != 0 ? 8 : 4;
-  const std::vector<std::string> payloads = TinyPayloads();
+  const std::vector<std::string> payloads = TinyPayloads(internal::kTinyPayloadBytes);
   for (const std::string& payload : payloads) {
     const bool has_long_varint = HasVarintLongerThan(payload, longest_taken);
     const std::string padding(internal::kTinyReadableBytes - payload.size(), '\xff');
@@ -508,11 +507,11 @@ TEST_P(KernelTest, TinyDecoderAgreesWithTheReference) {
   }
 }
 
-// decode_tiny_bounded (kernel_abi.h), where the kernel has one: the same payloads, flush against
-// an inaccessible page (a read past the payload faults), with room for no value, for one value
-// too few, for exactly the values, and for 16. It must write only out[0, result), decline
-// (kTinyUnhandled) more values than the room, and otherwise agree with the reference as
-// decode_tiny does. Kernels without one must have no entry for any format.
+// decode_tiny_bounded (kernel_abi.h), where the kernel has one: the same kind of payloads, up to
+// kBoundedTinyPayloadBytes, flush against an inaccessible page (a read past the payload faults),
+// with room for no value, for one value too few, for exactly the values, and for 32. It must write
+// only out[0, result), decline (kTinyUnhandled) more values than the room, and otherwise agree
+// with the reference as decode_tiny does. Kernels without one must have no entry for any format.
 TEST_P(KernelTest, BoundedTinyDecoderReadsAndWritesOnlyThePayload) {
   const bool has_bounded = kernel().BoundedTinyDecoder(VarintFormat::kUInt32) != nullptr;
   for (VarintFormat format : AllFormats()) {
@@ -521,7 +520,7 @@ TEST_P(KernelTest, BoundedTinyDecoderReadsAndWritesOnlyThePayload) {
         << FormatName(format);
   }
   if (!has_bounded) GTEST_SKIP() << kernel().name << " has no bounded tiny decoder";
-  for (const std::string& payload : TinyPayloads()) {
+  for (const std::string& payload : TinyPayloads(internal::kBoundedTinyPayloadBytes)) {
     const absl::string_view input = guard_.CopyFlushEnd(payload);
     const uint8_t* begin = reinterpret_cast<const uint8_t*>(input.data());
     for (VarintFormat format : AllFormats()) {
@@ -529,14 +528,19 @@ TEST_P(KernelTest, BoundedTinyDecoderReadsAndWritesOnlyThePayload) {
       if (tiny == nullptr) continue;
       const Expected expected = ExpectedDecode(format, payload, /*strict=*/false);
       const int values = static_cast<int>(expected.values.size());
-      // A bounded decoder may decline varints over 4 bytes (8 for 64-bit outputs).
-      const bool has_long_varint = HasVarintLongerThan(payload, OutputSize(format) == 8 ? 8 : 4);
-      for (const int room : {0, values - 1, values, 16}) {
+      // A bounded decoder may decline varints over 4 bytes (8 for 64-bit outputs in payloads of
+      // up to kTinyPayloadBytes).
+      const bool has_long_varint = HasVarintLongerThan(
+          payload, OutputSize(format) == 8 &&
+                           payload.size() <= static_cast<size_t>(internal::kTinyPayloadBytes)
+                       ? 8
+                       : 4);
+      for (const int room : {0, values - 1, values, internal::kBoundedTinyPayloadBytes}) {
         if (room < 0) continue;
         SCOPED_TRACE(absl::StrCat("kernel=", kernel().name, " format=", FormatName(format),
                                   " room=", room, " payload=[", Hex(payload), "]"));
         const size_t elem = OutputSize(format);
-        std::vector<unsigned char> out(16 * elem + 8, 0xA5);
+        std::vector<unsigned char> out(internal::kBoundedTinyPayloadBytes * elem + 8, 0xA5);
         const int r = tiny(begin, begin + payload.size(), out.data(), room);
         const size_t written = r > 0 ? static_cast<size_t>(r) * elem : 0;
         for (size_t i = written; i < out.size(); ++i) {

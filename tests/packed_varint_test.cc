@@ -246,10 +246,10 @@ TEST_P(PackedVarintApiTest, ReservesExactlyOnceForAnEmptyField) {
 }
 
 // The bounded tiny path runs: a lenient span decode or PackedView read of a payload of at most
-// kTinyPayloadBytes calls the active kernel's decode_tiny_bounded (here wrapped to count its calls;
-// where the kernel has none, the wrapper declines, as a kernel's own does for what it cannot take,
-// so the kernel decodes), and gets the reference's values either way; a longer payload and a
-// strict decode do not call it.
+// kBoundedTinyPayloadBytes (12 and 24 bytes here) calls the active kernel's decode_tiny_bounded
+// (here wrapped to count its calls; where the kernel has none, the wrapper declines, as a kernel's
+// own does for what it cannot take, so the kernel decodes), and gets the reference's values either
+// way; a longer payload (48 bytes) and a strict decode do not call it.
 TEST_P(PackedVarintApiTest, ShortPayloadsTakeTheBoundedTinyDecoder) {
   static internal::TinyDecodeFn own;
   static int calls;
@@ -264,25 +264,29 @@ TEST_P(PackedVarintApiTest, ShortPayloadsTakeTheBoundedTinyDecoder) {
 
   const std::vector<uint32_t> values = {1, 300, 70000, 5, 0, 127, 128};  // 12 bytes.
   const std::string tiny = EncodePacked(std::vector<uint64_t>(values.begin(), values.end()));
-  const std::string longer = tiny + tiny;  // 24 bytes.
-  for (const std::string* payload : {&tiny, &longer}) {
+  const std::string twice = tiny + tiny;  // 24 bytes: over kTinyPayloadBytes, still bounded-tiny.
+  const std::string longer = twice + twice;  // 48 bytes.
+  static_assert(internal::kBoundedTinyPayloadBytes == 32, "the sizes above straddle it");
+  for (const std::string* payload : {&tiny, &twice, &longer}) {
+    const size_t expected_values = payload->size() / tiny.size() * values.size();
+    const bool bounded_tiny = payload != &longer;
     for (const bool strict : {false, true}) {
       SCOPED_TRACE(absl::StrCat("bytes=", payload->size(), " strict=", strict));
       calls = 0;
-      uint32_t out[16];
+      uint32_t out[32];
       const absl::StatusOr<size_t> n =
           DecodePackedUInt32(*payload, absl::MakeSpan(out), DecodeOptions{strict});
       ASSERT_TRUE(n.ok()) << n.status();
-      ASSERT_EQ(*n, payload->size() == tiny.size() ? values.size() : 2 * values.size());
+      ASSERT_EQ(*n, expected_values);
       for (size_t i = 0; i < *n; ++i) ASSERT_EQ(out[i], values[i % values.size()]) << i;
-      EXPECT_EQ(calls, payload == &tiny && !strict ? 1 : 0);
+      EXPECT_EQ(calls, bounded_tiny && !strict ? 1 : 0);
     }
     calls = 0;
     std::vector<uint32_t> read;
     for (uint32_t v : PackedView<PackedType::kUInt32>(*payload)) read.push_back(v);
-    ASSERT_EQ(read.size(), payload->size() == tiny.size() ? values.size() : 2 * values.size());
+    ASSERT_EQ(read.size(), expected_values);
     for (size_t i = 0; i < read.size(); ++i) ASSERT_EQ(read[i], values[i % values.size()]) << i;
-    EXPECT_EQ(calls, payload == &tiny ? 1 : 0) << "PackedView, bytes=" << payload->size();
+    EXPECT_EQ(calls, bounded_tiny ? 1 : 0) << "PackedView, bytes=" << payload->size();
   }
 }
 

@@ -49,7 +49,7 @@
 // Cost: O(payload bytes). Each call fetches the dispatched kernel once. Below a size measured per
 // kernel (16 bytes for most; 0 for avx512, whose masked loads make tiny payloads cheap)
 // payloads decode in a simple inline loop, so tiny fields (the common case in real messages) pay
-// nothing for bulk machinery that would not pay off; with avx512, lenient span decodes of up to 16
+// nothing for bulk machinery that would not pay off; with avx512, lenient span decodes of up to 32
 // bytes take its bounded tiny decoder (no loop; it reads only the payload and writes only the
 // values). Thread-safe: concurrent calls on different outputs are fine.
 
