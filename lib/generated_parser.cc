@@ -127,9 +127,10 @@ int DecodeShort(const char* p, const char* end, typename FormatTraits<F>::Out* o
 // bounded by the input) is reserved once and the values are decoded straight into the spare
 // capacity (no count pass, no status). An empty payload appends nothing and reserves nothing. A
 // tiny payload within the readable input goes to the kernel's decode_tiny (no setup, no bound check
-// per value); longer ones (and tiny ones it does not take) to the kernel itself when it says it is
-// the faster (short_payloads_direct: avx512 and bmi2), else to DecodeShort; each wins on those
-// kernels (measured on bench/data's fields).
+// per value); one of up to kBoundedTinyPayloadBytes to the kernel's bounded tiny decoder where it
+// has one (avx512: tile geometry, OSM way refs); the rest (and what those do not take) to the
+// kernel itself when it says it is the faster (short_payloads_direct: avx512 and bmi2), else to
+// DecodeShort; each wins on those kernels (measured on bench/data's fields).
 template <VarintFormat F>
 bool ParseShortPacked(const char* p, const char* end,
                       RepeatedField<typename FormatTraits<F>::Out>* f, const Context& ctx) {
@@ -147,6 +148,7 @@ bool ParseShortPacked(const char* p, const char* end,
   if (tiny && ABSL_PREDICT_TRUE(ctx.readable_end() - p >= internal::kTinyReadableBytes)) {
     count = kernel.TinyDecoder(F)(begin, stop, out, room);
   }
+  if (!tiny) count = kernel.DecodeTinyBounded(F, begin, stop, out, static_cast<size_t>(n));
   if (count == internal::kTinyUnhandled) {
     if (kernel.short_payloads_direct && !tiny) {
       const internal::DecodeResult r = kernel.Decoder(F, false)(begin, stop, out, n, 0);

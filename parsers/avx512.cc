@@ -596,10 +596,12 @@ struct Avx512TinyDecoderImpl {
   }
 
   // The bounded decoder's payloads of kTinyPayloadBytes + 1 to kBoundedTinyPayloadBytes (32)
-  // bytes (the median tile geometry is 17 bytes): the same steps over a 32-byte window, the
-  // varints in up to two groups of 16 32-bit lanes, the second group's predecessors the first's
-  // ends. Takes varints of up to four bytes (all of a tile's coordinates, most OSM way refs);
-  // a longer one, or more values than `room`, declines (kTinyUnhandled, nothing written).
+  // bytes (the median tile geometry is 17 bytes; an OSM way's refs, its first an absolute node id
+  // of five bytes, are often this long): the same steps over a 32-byte window, the second group's
+  // predecessors the first's ends. Varints of up to four bytes decode in up to two groups of 16
+  // 32-bit lanes; for 64-bit outputs, a payload holding one of five to eight bytes decodes in up to
+  // four groups of eight 64-bit lanes. A longer varint (9+ bytes; 5+ for 32-bit outputs), or more
+  // values than `room`, declines (kTinyUnhandled, nothing written).
   // REQUIRES: kTinyPayloadBytes < n <= kBoundedTinyPayloadBytes; [p, p + n) readable.
   static int RunUpTo32(const uint8_t* p, int n, Out* out, int room) {
     static_assert(kBoundedTinyPayloadBytes == 32, "one 32-byte load, two groups of 16");
@@ -609,7 +611,7 @@ struct Avx512TinyDecoderImpl {
     if ((cont >> (n - 1)) != 0) return kTinyMalformed;  // The payload ends inside a varint.
     const uint32_t term = ~cont & in;
     const int count = _mm_popcnt_u32(term);
-    if (count > room || RunsOf4(cont) != 0) return kTinyUnhandled;
+    if (count > room) return kTinyUnhandled;
     if (cont == 0) {
       // One-byte varints only: the bytes are the values (count == n), stored under a mask.
       if constexpr (F == VarintFormat::kBool) {
@@ -623,6 +625,22 @@ struct Avx512TinyDecoderImpl {
     // The payload at window offsets 64..95 (both blocks of GroupSteps' window, as above).
     const __m512i ends = _mm512_maskz_compress_epi8(term, kBlockOffsets.Load());
     const __m512i window = _mm512_zextsi256_si512(bytes);
+    const uint64_t runs4 = RunsOf4(cont);
+    if (runs4 != 0) {
+      if (sizeof(Out) != 8 || (runs4 & (runs4 >> 4)) != 0) return kTinyUnhandled;
+      __m512i rep = kLaneIndex64.Load();
+      __m512i pe_prev = _mm512_set1_epi8(63);
+      for (int g = 0; g < count; g += 8) {
+        const __m512i eb = _mm512_permutexvar_epi8(rep, ends);
+        const __m512i pe = _mm512_alignr_epi64(eb, pe_prev, 7);
+        __m512i unused_carry;
+        Emit<F>(Pack64UpTo8(window, window, pe, eb), static_cast<size_t>(std::min(count - g, 8)),
+                out + g, &unused_carry);
+        pe_prev = eb;
+        rep = _mm512_add_epi8(rep, _mm512_set1_epi8(8));
+      }
+      return count;
+    }
     const __m512i eb0 = _mm512_permutexvar_epi8(kLaneIndex32.Load(), ends);
     const __m512i pe0 = _mm512_alignr_epi32(eb0, _mm512_set1_epi8(63), 15);
     EmitLanes32(Pack32UpTo4(window, window, pe0, eb0), count < 16 ? count : 16, out);

@@ -126,8 +126,7 @@ using TinyDecodeFn = int (*)(const uint8_t* p, const uint8_t* end, void* out, in
 //             null).
 //   Reads:    only bytes in [p, end).  Writes: only out[0, result).
 //   Returns:  as decode_tiny; also kTinyUnhandled, having written nothing, when the payload
-//             holds more than `room` values, or (payloads over kTinyPayloadBytes) a varint of
-//             more than 4 bytes.
+//             holds more than `room` values.
 //
 // Its payloads go up to 32 bytes, twice decode_tiny's: with no slack to offer, a caller of the
 // bounded decoder has no cheaper way for a payload of 17-32 bytes than the kernel's block loop,

@@ -528,13 +528,8 @@ TEST_P(KernelTest, BoundedTinyDecoderReadsAndWritesOnlyThePayload) {
       if (tiny == nullptr) continue;
       const Expected expected = ExpectedDecode(format, payload, /*strict=*/false);
       const int values = static_cast<int>(expected.values.size());
-      // A bounded decoder may decline varints over 4 bytes (8 for 64-bit outputs in payloads of
-      // up to kTinyPayloadBytes).
-      const bool has_long_varint = HasVarintLongerThan(
-          payload, OutputSize(format) == 8 &&
-                           payload.size() <= static_cast<size_t>(internal::kTinyPayloadBytes)
-                       ? 8
-                       : 4);
+      // A bounded decoder may decline varints over 4 bytes (8 for 64-bit outputs).
+      const bool has_long_varint = HasVarintLongerThan(payload, OutputSize(format) == 8 ? 8 : 4);
       for (const int room : {0, values - 1, values, internal::kBoundedTinyPayloadBytes}) {
         if (room < 0) continue;
         SCOPED_TRACE(absl::StrCat("kernel=", kernel().name, " format=", FormatName(format),
