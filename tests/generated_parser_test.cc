@@ -405,20 +405,11 @@ TEST_P(GeneratedPackedTest, TinyPayloadsTakeTheKernelsTinyDecoder) {
 }
 
 // Payloads of kTinyPayloadBytes + 1 to kBoundedTinyPayloadBytes go to the active kernel's bounded
-// tiny decoder (here wrapped to count its calls; where the kernel has none, the wrapper declines,
-// as a kernel's own does for what it cannot take, and the kernel or the SSE2 loop decodes), at the
-// input's end too (it reads only the payload); a longer payload does not. All parse as upstream.
+// tiny decoder (ScopedCountingBoundedTinyDecoder counts the calls; where the kernel has none, the
+// kernel or the SSE2 loop decodes), at the input's end too (it reads only the payload); a longer
+// payload does not. All parse as upstream.
 TEST_P(GeneratedPackedTest, PayloadsUpTo32BytesTakeTheBoundedTinyDecoder) {
-  static internal::TinyDecodeFn own;
-  static int calls;
-  internal::KernelDescriptor counting = internal::ActiveKernel();
-  own = counting.BoundedTinyDecoder(VarintFormat::kUInt32);
-  counting.decode_tiny_bounded[static_cast<int>(VarintFormat::kUInt32)] =
-      [](const uint8_t* p, const uint8_t* end, void* out, int room) {
-        ++calls;
-        return own != nullptr ? own(p, end, out, room) : internal::kTinyUnhandled;
-      };
-  const internal::ScopedActiveKernelForTesting use(counting);
+  testing::ScopedCountingBoundedTinyDecoder counting(VarintFormat::kUInt32);
 
   static_assert(internal::kBoundedTinyPayloadBytes == 32, "the sizes below straddle it");
   for (const int values : {12, 20}) {  // 24 and 40 bytes of two-byte varints.
@@ -427,11 +418,11 @@ TEST_P(GeneratedPackedTest, PayloadsUpTo32BytesTakeTheBoundedTinyDecoder) {
       for (int i = 0; i < values; ++i) expected.add_uint32s(300u + static_cast<uint32_t>(i));
       if (more_after) expected.add_doubles(1.5);  // Field 23 after the uint32s (field 12).
       const std::string bytes = expected.SerializeAsString();
-      calls = 0;
+      counting.ResetCalls();
       test3::All3 parsed;
       ASSERT_TRUE(ParseMessage(bytes, &parsed).ok());
       EXPECT_EQ(parsed.SerializeAsString(), bytes);
-      EXPECT_EQ(calls, values == 12 ? 1 : 0)
+      EXPECT_EQ(counting.calls(), values == 12 ? 1 : 0)
           << 2 * values << "-byte field, " << (more_after ? "more after it" : "last");
     }
   }

@@ -247,20 +247,10 @@ TEST_P(PackedVarintApiTest, ReservesExactlyOnceForAnEmptyField) {
 
 // The bounded tiny path runs: a lenient span decode or PackedView read of a payload of at most
 // kBoundedTinyPayloadBytes (12 and 24 bytes here) calls the active kernel's decode_tiny_bounded
-// (here wrapped to count its calls; where the kernel has none, the wrapper declines, as a kernel's
-// own does for what it cannot take, so the kernel decodes), and gets the reference's values either
-// way; a longer payload (48 bytes) and a strict decode do not call it.
+// (ScopedCountingBoundedTinyDecoder counts the calls), and gets the reference's values either way;
+// a longer payload (48 bytes) and a strict decode do not call it.
 TEST_P(PackedVarintApiTest, ShortPayloadsTakeTheBoundedTinyDecoder) {
-  static internal::TinyDecodeFn own;
-  static int calls;
-  internal::KernelDescriptor counting = internal::ActiveKernel();
-  own = counting.BoundedTinyDecoder(VarintFormat::kUInt32);
-  counting.decode_tiny_bounded[static_cast<int>(VarintFormat::kUInt32)] =
-      [](const uint8_t* p, const uint8_t* end, void* out, int room) {
-        ++calls;
-        return own != nullptr ? own(p, end, out, room) : internal::kTinyUnhandled;
-      };
-  const internal::ScopedActiveKernelForTesting use(counting);
+  ScopedCountingBoundedTinyDecoder counting(VarintFormat::kUInt32);
 
   const std::vector<uint32_t> values = {1, 300, 70000, 5, 0, 127, 128};  // 12 bytes.
   const std::string tiny = EncodePacked(std::vector<uint64_t>(values.begin(), values.end()));
@@ -272,21 +262,21 @@ TEST_P(PackedVarintApiTest, ShortPayloadsTakeTheBoundedTinyDecoder) {
     const bool bounded_tiny = payload != &longer;
     for (const bool strict : {false, true}) {
       SCOPED_TRACE(absl::StrCat("bytes=", payload->size(), " strict=", strict));
-      calls = 0;
+      counting.ResetCalls();
       uint32_t out[32];
       const absl::StatusOr<size_t> n =
           DecodePackedUInt32(*payload, absl::MakeSpan(out), DecodeOptions{strict});
       ASSERT_TRUE(n.ok()) << n.status();
       ASSERT_EQ(*n, expected_values);
       for (size_t i = 0; i < *n; ++i) ASSERT_EQ(out[i], values[i % values.size()]) << i;
-      EXPECT_EQ(calls, bounded_tiny && !strict ? 1 : 0);
+      EXPECT_EQ(counting.calls(), bounded_tiny && !strict ? 1 : 0);
     }
-    calls = 0;
+    counting.ResetCalls();
     std::vector<uint32_t> read;
     for (uint32_t v : PackedView<PackedType::kUInt32>(*payload)) read.push_back(v);
     ASSERT_EQ(read.size(), expected_values);
     for (size_t i = 0; i < read.size(); ++i) ASSERT_EQ(read[i], values[i % values.size()]) << i;
-    EXPECT_EQ(calls, bounded_tiny ? 1 : 0) << "PackedView, bytes=" << payload->size();
+    EXPECT_EQ(counting.calls(), bounded_tiny ? 1 : 0) << "PackedView, bytes=" << payload->size();
   }
 }
 

@@ -200,5 +200,22 @@ absl::string_view GuardedBuffer::CopyFlushStart(absl::string_view data) {
   return absl::string_view(usable_begin_, data.size());
 }
 
+internal::TinyDecodeFn ScopedCountingBoundedTinyDecoder::own_ = nullptr;
+int ScopedCountingBoundedTinyDecoder::calls_ = 0;
+
+ScopedCountingBoundedTinyDecoder::ScopedCountingBoundedTinyDecoder(VarintFormat format)
+    : counting_(internal::ActiveKernel()) {
+  own_ = counting_.BoundedTinyDecoder(format);
+  calls_ = 0;
+  counting_.decode_tiny_bounded[static_cast<int>(format)] = &Counting;
+  use_.emplace(counting_);
+}
+
+int ScopedCountingBoundedTinyDecoder::Counting(const uint8_t* p, const uint8_t* end, void* out,
+                                               int room) {
+  ++calls_;
+  return own_ != nullptr ? own_(p, end, out, room) : internal::kTinyUnhandled;
+}
+
 }  // namespace testing
 }  // namespace pbaccel

@@ -5,7 +5,8 @@
 //   * the oracle: upstream protobuf's ParseFromString of the payload as a packed field of
 //     proto/packed_fields.proto, plus an independent varint splitter that says where and why a
 //     payload is malformed (upstream only says whether) and applies strict mode's rules;
-//   * memory with an inaccessible page flush against the data, so any over- or under-read faults.
+//   * memory with an inaccessible page flush against the data, so any over- or under-read faults;
+//   * a bounded tiny decoder that counts its calls, for tests proving that path runs.
 
 #ifndef PBACCEL_TESTS_VARINT_TEST_UTIL_H_
 #define PBACCEL_TESTS_VARINT_TEST_UTIL_H_
@@ -18,6 +19,7 @@
 
 #include "absl/strings/string_view.h"
 #include "parsers/kernel_abi.h"
+#include "pbaccel/internal/kernel_registry.h"
 #include "pbaccel/testing/formats.h"       // IWYU pragma: export
 #include "pbaccel/testing/wire_builder.h"  // IWYU pragma: export
 
@@ -68,6 +70,29 @@ class GuardedBuffer {
   char* mapping_;
   size_t mapping_size_;
   char* usable_begin_;
+};
+
+// While it lives, the active kernel is a copy of the one active before, whose bounded tiny decoder
+// (kernel_abi.h) for `format` counts its calls and then runs the kernel's own; where the kernel
+// has none it declines (kTinyUnhandled), as a kernel's own does for what it cannot take, so the
+// kernel decodes. One at a time (the count is a static); not thread-safe.
+class ScopedCountingBoundedTinyDecoder {
+ public:
+  explicit ScopedCountingBoundedTinyDecoder(VarintFormat format);
+  ScopedCountingBoundedTinyDecoder(const ScopedCountingBoundedTinyDecoder&) = delete;
+  ScopedCountingBoundedTinyDecoder& operator=(const ScopedCountingBoundedTinyDecoder&) = delete;
+
+  // Calls since construction or the last ResetCalls().
+  int calls() const { return calls_; }
+  void ResetCalls() { calls_ = 0; }
+
+ private:
+  static int Counting(const uint8_t* p, const uint8_t* end, void* out, int room);
+
+  static internal::TinyDecodeFn own_;
+  static int calls_;
+  internal::KernelDescriptor counting_;
+  std::optional<internal::ScopedActiveKernelForTesting> use_;
 };
 
 }  // namespace testing
