@@ -53,15 +53,26 @@ absl::Status VerifyParsers(const Corpus& corpus) {
 
 using ViewFn = absl::StatusOr<ViewChecksum> (*)(absl::string_view);
 
-absl::Status VerifyViews(const Corpus& corpus, ViewFn pbaccel_view, ViewFn protozero_view) {
+// A corpus's zero-copy readers: protozero's and pbaccel's three (implementation names as in the
+// CSV: pbaccel reads into a span, pbaccel_foreach and pbaccel_iterator through PackedView).
+struct Views {
+  ViewFn protozero;
+  std::vector<std::pair<std::string, ViewFn>> pbaccel;
+};
+
+absl::Status VerifyViews(const Corpus& corpus, const Views& views) {
   for (size_t i = 0; i < corpus.messages.size(); ++i) {
-    absl::StatusOr<ViewChecksum> a = pbaccel_view(corpus.messages[i]);
-    absl::StatusOr<ViewChecksum> b = protozero_view(corpus.messages[i]);
-    if (!a.ok() || !b.ok() || !(*a == *b)) {
-      return absl::InternalError(absl::StrCat(
-          corpus.name, " message ", i, ": pbaccel's and protozero's reads differ (",
-          a.ok() ? absl::StrCat(a->values, " values, sum ", a->sum) : a.status().ToString(), " vs ",
-          b.ok() ? absl::StrCat(b->values, " values, sum ", b->sum) : b.status().ToString(), ")"));
+    absl::StatusOr<ViewChecksum> b = views.protozero(corpus.messages[i]);
+    for (const auto& [name, view] : views.pbaccel) {
+      absl::StatusOr<ViewChecksum> a = view(corpus.messages[i]);
+      if (!a.ok() || !b.ok() || !(*a == *b)) {
+        return absl::InternalError(absl::StrCat(
+            corpus.name, " message ", i, ": ", name, "'s and protozero's reads differ (",
+            a.ok() ? absl::StrCat(a->values, " values, sum ", a->sum) : a.status().ToString(),
+            " vs ",
+            b.ok() ? absl::StrCat(b->values, " values, sum ", b->sum) : b.status().ToString(),
+            ")"));
+      }
     }
   }
   return absl::OkStatus();
@@ -123,8 +134,7 @@ std::vector<Candidate> ParserCandidates(const Corpus& corpus,
   return out;
 }
 
-std::vector<Candidate> ViewCandidates(const Corpus& corpus, ViewFn pbaccel_view,
-                                      ViewFn protozero_view) {
+std::vector<Candidate> ViewCandidates(const Corpus& corpus, const Views& views) {
   const std::vector<std::string>* messages = &corpus.messages;
   const auto run = [messages](ViewFn view) {
     return [messages, view]() {
@@ -133,7 +143,9 @@ std::vector<Candidate> ViewCandidates(const Corpus& corpus, ViewFn pbaccel_view,
       return sum;
     };
   };
-  return {{"protozero", "view", run(protozero_view)}, {"pbaccel", "view", run(pbaccel_view)}};
+  std::vector<Candidate> out = {{"protozero", "view", run(views.protozero)}};
+  for (const auto& [name, view] : views.pbaccel) out.push_back({name, "view", run(view)});
+  return out;
 }
 
 void Time(const Corpus& corpus, const std::vector<Candidate>& candidates,
@@ -151,10 +163,10 @@ void Time(const Corpus& corpus, const std::vector<Candidate>& candidates,
 }
 
 template <typename T>
-absl::Status RunCorpus(const Corpus& corpus, ViewFn pbaccel_view, ViewFn protozero_view,
-                       const RealDataOptions& options, RealDataResult* result) {
+absl::Status RunCorpus(const Corpus& corpus, const Views& views, const RealDataOptions& options,
+                       RealDataResult* result) {
   absl::Status s = VerifyParsers<T>(corpus);
-  if (s.ok()) s = VerifyViews(corpus, pbaccel_view, protozero_view);
+  if (s.ok()) s = VerifyViews(corpus, views);
   if (!s.ok()) return s;
   result->notes.push_back(absl::StrFormat(
       "%s: %zu files, %zu messages, %.1f MB; pbaccel verified equal to upstream on every message "
@@ -162,7 +174,7 @@ absl::Status RunCorpus(const Corpus& corpus, ViewFn pbaccel_view, ViewFn protoze
       corpus.name, corpus.files, corpus.messages.size(), corpus.bytes() / 1e6));
   std::vector<std::unique_ptr<T>> reused;
   std::vector<Candidate> candidates = ParserCandidates<T>(corpus, &reused);
-  for (Candidate& c : ViewCandidates(corpus, pbaccel_view, protozero_view)) {
+  for (Candidate& c : ViewCandidates(corpus, views)) {
     candidates.push_back(std::move(c));
   }
   Time(corpus, candidates, options, result);
@@ -186,12 +198,19 @@ absl::StatusOr<RealDataResult> RunRealData(const RealDataOptions& options) {
   result.notes.push_back(absl::StrFormat(
       "osm: zlib inflated the %zu blocks (%.1f MB) in %.1f ms (not in the parse times)",
       osm->messages.size(), osm->bytes() / 1e6, osm->inflate_ns / 1e6));
-  absl::Status s = RunCorpus<OSMPBF::PrimitiveBlock>(*osm, &ReadOsmBlockPbaccel,
-                                                     &ReadOsmBlockProtozero, options, &result);
+  const Views osm_views = {&ReadOsmBlockProtozero,
+                           {{"pbaccel", &ReadOsmBlockPbaccel},
+                            {"pbaccel_foreach", &ReadOsmBlockPbaccelForEach},
+                            {"pbaccel_iterator", &ReadOsmBlockPbaccelIterator}}};
+  absl::Status s = RunCorpus<OSMPBF::PrimitiveBlock>(*osm, osm_views, options, &result);
   if (!s.ok()) return s;
   absl::StatusOr<Corpus> mvt = LoadMvt(options.data_dir);
   if (!mvt.ok()) return mvt.status();
-  s = RunCorpus<vector_tile::Tile>(*mvt, &ReadTilePbaccel, &ReadTileProtozero, options, &result);
+  const Views mvt_views = {&ReadTileProtozero,
+                           {{"pbaccel", &ReadTilePbaccel},
+                            {"pbaccel_foreach", &ReadTilePbaccelForEach},
+                            {"pbaccel_iterator", &ReadTilePbaccelIterator}}};
+  s = RunCorpus<vector_tile::Tile>(*mvt, mvt_views, options, &result);
   if (!s.ok()) return s;
   result.notes.push_back(absl::StrCat("pbaccel's kernel: ", ActiveKernelName()));
   return result;

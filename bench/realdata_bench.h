@@ -6,10 +6,11 @@
 //     ("protobuf") and `pbaccel::ParseMessage` ("pbaccel"), each in three modes: "reuse" (one
 //     message per input, reused across rounds: a server's steady state), "fresh" (a new heap
 //     message per parse) and "arena" (a new google::protobuf::Arena per parse);
-//   * zero-copy reads of every packed field (realdata_views.h): "pbaccel" and "protozero", mode
-//     "view".
+//   * zero-copy reads of every packed field (realdata_views.h): "protozero" and "pbaccel" (payloads
+//     decoded into a span), "pbaccel_foreach" and "pbaccel_iterator" (read through PackedView),
+//     mode "view".
 // Before any timing every implementation is verified on every message: pbaccel's messages equal
-// upstream's (MessageDifferencer and re-serialized bytes), and both views' checksums are equal.
+// upstream's (MessageDifferencer and re-serialized bytes), and every view's checksums are equal.
 // Timing: interleaved rounds (bench/timing.h), the minimum per implementation, as MB/s of
 // serialized input.
 

@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "pbaccel/field_reader.h"
 #include "pbaccel/packed_varint.h"
+#include "pbaccel/packed_view.h"
 #include "protozero/pbf_reader.hpp"
 
 namespace pbaccel {
@@ -57,7 +58,11 @@ void AddDeltaRange(Range values, ViewChecksum* c) {
   c->sum += sum;
 }
 
-// --- pbaccel: FieldReader walks, DecodePacked* decodes each payload into a scratch span ---------
+// --- pbaccel: FieldReader walks; each payload is read one of three ways -------------------------
+
+// How a pbaccel user reads a packed payload: decoded into a scratch span (DecodePacked*), the
+// fastest; PackedView::ForEach with a callback; or range-for over a PackedView.
+enum class Consume { kSpan, kForEach, kIterator };
 
 // A reusable buffer of at least `n` elements (one value per payload byte at most).
 template <typename T>
@@ -67,24 +72,55 @@ absl::Span<T> Scratch(size_t n) {
   return absl::MakeSpan(buffer.data(), n);
 }
 
-absl::Status AddSInt64Delta(absl::string_view payload, ViewChecksum* c) {
-  const absl::Span<int64_t> out = Scratch<int64_t>(payload.size());
-  absl::StatusOr<size_t> n = DecodePackedSInt64(payload, out);
-  if (!n.ok()) return n.status();
-  AddDeltaRange(out.subspan(0, *n), c);
-  return absl::OkStatus();
+// DecodePacked* for the packed types the corpora hold.
+template <PackedType kType, typename T>
+absl::StatusOr<size_t> DecodeSpan(absl::string_view payload, absl::Span<T> out) {
+  if constexpr (kType == PackedType::kInt32) return DecodePackedInt32(payload, out);
+  if constexpr (kType == PackedType::kUInt32) return DecodePackedUInt32(payload, out);
+  if constexpr (kType == PackedType::kSInt64) return DecodePackedSInt64(payload, out);
 }
 
-template <typename T>
-using SpanDecoder = absl::StatusOr<size_t> (*)(absl::string_view, absl::Span<T>, DecodeOptions);
-
-template <typename T>
-absl::Status AddPacked(absl::string_view payload, SpanDecoder<T> decode, ViewChecksum* c) {
-  const absl::Span<T> out = Scratch<T>(payload.size());
-  absl::StatusOr<size_t> n = decode(payload, out, DecodeOptions());
-  if (!n.ok()) return n.status();
-  AddRange(out.subspan(0, *n), c);
-  return absl::OkStatus();
+// Adds the payload's values (kDelta: their running sums) to the checksum, read as kHow says.
+template <Consume kHow, PackedType kType, bool kDelta>
+absl::Status AddPayload(absl::string_view payload, ViewChecksum* c) {
+  using T = typename PackedView<kType>::value_type;
+  if constexpr (kHow == Consume::kSpan) {
+    const absl::Span<T> out = Scratch<T>(payload.size());
+    absl::StatusOr<size_t> n = DecodeSpan<kType>(payload, out);
+    if (!n.ok()) return n.status();
+    if constexpr (kDelta) {
+      AddDeltaRange(out.subspan(0, *n), c);
+    } else {
+      AddRange(out.subspan(0, *n), c);
+    }
+    return absl::OkStatus();
+  } else {
+    // The loops of AddRange / AddDeltaRange, over a callback or an iterator that reports errors.
+    uint64_t count = 0;
+    uint64_t sum = 0;
+    int64_t running = 0;
+    const auto add = [&](T v) {
+      ++count;
+      if constexpr (kDelta) {
+        running += static_cast<int64_t>(v);
+        sum += static_cast<uint64_t>(running);
+      } else {
+        sum += static_cast<uint64_t>(v);
+      }
+    };
+    const PackedView<kType> view(payload);
+    absl::Status s;
+    if constexpr (kHow == Consume::kForEach) {
+      s = view.ForEach(add);
+    } else {
+      auto it = view.begin();
+      for (const auto end = view.end(); it != end; ++it) add(*it);
+      s = it.error();
+    }
+    c->values += count;
+    c->sum += sum;
+    return s;
+  }
 }
 
 // Calls `on_field(field)` for every length-delimited top-level field of `bytes` numbered `number`.
@@ -100,9 +136,8 @@ absl::Status ForEach(absl::string_view bytes, uint32_t number, Fn on_field) {
   return reader.status();
 }
 
-}  // namespace
-
-absl::StatusOr<ViewChecksum> ReadOsmBlockPbaccel(absl::string_view block) {
+template <Consume kHow>
+absl::StatusOr<ViewChecksum> ReadOsmBlock(absl::string_view block) {
   ViewChecksum c;
   absl::Status s = ForEach(block, kBlockGroup, [&](absl::string_view group) {
     FieldReader reader(group);
@@ -116,15 +151,16 @@ absl::StatusOr<ViewChecksum> ReadOsmBlockPbaccel(absl::string_view block) {
         while (dense.Next(&d) && st.ok()) {
           if (d.wire_type != WireType::kLengthDelimited) continue;
           if (d.number == kDenseId || d.number == kDenseLat || d.number == kDenseLon) {
-            st = AddSInt64Delta(d.data, &c);
+            st = AddPayload<kHow, PackedType::kSInt64, true>(d.data, &c);
           } else if (d.number == kDenseKeysVals) {
-            st = AddPacked<int32_t>(d.data, &DecodePackedInt32, &c);
+            st = AddPayload<kHow, PackedType::kInt32, false>(d.data, &c);
           }
         }
         if (st.ok()) st = dense.status();
       } else if (f.number == kGroupWays) {
-        st = ForEach(f.data, kWayRefs,
-                     [&](absl::string_view refs) { return AddSInt64Delta(refs, &c); });
+        st = ForEach(f.data, kWayRefs, [&](absl::string_view refs) {
+          return AddPayload<kHow, PackedType::kSInt64, true>(refs, &c);
+        });
       }
       if (!st.ok()) return st;
     }
@@ -134,7 +170,8 @@ absl::StatusOr<ViewChecksum> ReadOsmBlockPbaccel(absl::string_view block) {
   return c;
 }
 
-absl::StatusOr<ViewChecksum> ReadTilePbaccel(absl::string_view tile) {
+template <Consume kHow>
+absl::StatusOr<ViewChecksum> ReadTile(absl::string_view tile) {
   ViewChecksum c;
   absl::Status s = ForEach(tile, kTileLayers, [&](absl::string_view layer) {
     return ForEach(layer, kLayerFeatures, [&](absl::string_view feature) {
@@ -143,7 +180,7 @@ absl::StatusOr<ViewChecksum> ReadTilePbaccel(absl::string_view tile) {
       while (reader.Next(&f)) {
         if (f.wire_type != WireType::kLengthDelimited) continue;
         if (f.number == kFeatureTags || f.number == kFeatureGeometry) {
-          absl::Status st = AddPacked<uint32_t>(f.data, &DecodePackedUInt32, &c);
+          absl::Status st = AddPayload<kHow, PackedType::kUInt32, false>(f.data, &c);
           if (!st.ok()) return st;
         }
       }
@@ -152,6 +189,27 @@ absl::StatusOr<ViewChecksum> ReadTilePbaccel(absl::string_view tile) {
   });
   if (!s.ok()) return s;
   return c;
+}
+
+}  // namespace
+
+absl::StatusOr<ViewChecksum> ReadOsmBlockPbaccel(absl::string_view block) {
+  return ReadOsmBlock<Consume::kSpan>(block);
+}
+absl::StatusOr<ViewChecksum> ReadOsmBlockPbaccelForEach(absl::string_view block) {
+  return ReadOsmBlock<Consume::kForEach>(block);
+}
+absl::StatusOr<ViewChecksum> ReadOsmBlockPbaccelIterator(absl::string_view block) {
+  return ReadOsmBlock<Consume::kIterator>(block);
+}
+absl::StatusOr<ViewChecksum> ReadTilePbaccel(absl::string_view tile) {
+  return ReadTile<Consume::kSpan>(tile);
+}
+absl::StatusOr<ViewChecksum> ReadTilePbaccelForEach(absl::string_view tile) {
+  return ReadTile<Consume::kForEach>(tile);
+}
+absl::StatusOr<ViewChecksum> ReadTilePbaccelIterator(absl::string_view tile) {
+  return ReadTile<Consume::kIterator>(tile);
 }
 
 // --- protozero: pbf_reader and its packed iterators, as libosmium and vtzero read -------------

@@ -1,15 +1,16 @@
 // Copyright 2026 The pbaccel Authors.
 //
 // realdata_views.h: zero-copy reads of every packed field users of the real-data formats read,
-// without building messages, once with pbaccel (FieldReader + DecodePacked* into a scratch span)
-// and once with protozero (pbf_reader + its packed iterators), as libosmium and vtzero do.
+// without building messages, with pbaccel (FieldReader + DecodePacked* into a scratch span; or
+// PackedView's ForEach or iterator) and with protozero (pbf_reader + its packed iterators), as
+// libosmium and vtzero do.
 //
 //   OSM PrimitiveBlock: every DenseNodes id, lat and lon (sint64, delta-decoded) and keys_vals
 //   (int32); every Way's refs (sint64, delta-decoded).
 //   MVT Tile: every Feature's tags and geometry (uint32).
 //
 // Each returns a checksum of the decoded values (their count and their wrapping sum, delta-decoded
-// values as the running sums), equal for both readers on valid input; a malformed message makes
+// values as the running sums), equal for every reader on valid input; a malformed message makes
 // it return an error instead.
 
 #ifndef PBACCEL_BENCH_REALDATA_VIEWS_H_
@@ -29,9 +30,16 @@ struct ViewChecksum {
   bool operator==(const ViewChecksum& o) const { return values == o.values && sum == o.sum; }
 };
 
+// pbaccel's FieldReader, each packed payload decoded into a scratch span (DecodePacked*).
 absl::StatusOr<ViewChecksum> ReadOsmBlockPbaccel(absl::string_view block);
-absl::StatusOr<ViewChecksum> ReadOsmBlockProtozero(absl::string_view block);
 absl::StatusOr<ViewChecksum> ReadTilePbaccel(absl::string_view tile);
+// The same walk, each payload read with PackedView::ForEach, or range-for over a PackedView.
+absl::StatusOr<ViewChecksum> ReadOsmBlockPbaccelForEach(absl::string_view block);
+absl::StatusOr<ViewChecksum> ReadTilePbaccelForEach(absl::string_view tile);
+absl::StatusOr<ViewChecksum> ReadOsmBlockPbaccelIterator(absl::string_view block);
+absl::StatusOr<ViewChecksum> ReadTilePbaccelIterator(absl::string_view tile);
+// protozero's pbf_reader and packed iterators, as libosmium and vtzero read.
+absl::StatusOr<ViewChecksum> ReadOsmBlockProtozero(absl::string_view block);
 absl::StatusOr<ViewChecksum> ReadTileProtozero(absl::string_view tile);
 
 }  // namespace bench

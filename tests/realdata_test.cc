@@ -8,6 +8,7 @@
 
 #include <random>
 #include <string>
+#include <vector>
 
 #include "bench/realdata_corpus.h"
 #include "bench/realdata_views.h"
@@ -30,9 +31,11 @@ Corpus Load(bool osm) {
   return corpus.ok() ? *std::move(corpus) : Corpus{};
 }
 
+using ViewFn = absl::StatusOr<ViewChecksum> (*)(absl::string_view);
+
+// `ours`: pbaccel's zero-copy readers (span, PackedView::ForEach, PackedView's iterator).
 void CheckCorpus(const Corpus& corpus, const google::protobuf::Message& prototype,
-                 absl::StatusOr<ViewChecksum> (*ours)(absl::string_view),
-                 absl::StatusOr<ViewChecksum> (*protozero)(absl::string_view)) {
+                 const std::vector<ViewFn>& ours, ViewFn protozero) {
   ASSERT_FALSE(corpus.messages.empty());
   // CompareWithUpstream checks the generated parser (linked here) as well as the reflection path.
   ASSERT_TRUE(HasGeneratedParser(prototype)) << prototype.GetTypeName();
@@ -47,10 +50,12 @@ void CheckCorpus(const Corpus& corpus, const google::protobuf::Message& prototyp
     for (absl::string_view kernel : SupportedKernels()) {
       ScopedKernelOverride force(kernel);
       ASSERT_TRUE(force.ok()) << kernel;
-      const absl::StatusOr<ViewChecksum> a = ours(m);
-      ASSERT_TRUE(a.ok()) << kernel << ": " << a.status();
-      EXPECT_EQ(a->values, b->values) << kernel;
-      EXPECT_EQ(a->sum, b->sum) << kernel;
+      for (ViewFn view : ours) {
+        const absl::StatusOr<ViewChecksum> a = view(m);
+        ASSERT_TRUE(a.ok()) << kernel << ": " << a.status();
+        EXPECT_EQ(a->values, b->values) << kernel;
+        EXPECT_EQ(a->sum, b->sum) << kernel;
+      }
     }
     // A few malformed variants of each real message (truncations, bit flips, bad lengths, ...).
     if (i % 4 == 0) {
@@ -62,12 +67,14 @@ void CheckCorpus(const Corpus& corpus, const google::protobuf::Message& prototyp
 }
 
 TEST(RealDataTest, OsmBlocksParseAsUpstream) {
-  CheckCorpus(Load(true), OSMPBF::PrimitiveBlock::default_instance(), &ReadOsmBlockPbaccel,
+  CheckCorpus(Load(true), OSMPBF::PrimitiveBlock::default_instance(),
+              {&ReadOsmBlockPbaccel, &ReadOsmBlockPbaccelForEach, &ReadOsmBlockPbaccelIterator},
               &ReadOsmBlockProtozero);
 }
 
 TEST(RealDataTest, VectorTilesParseAsUpstream) {
-  CheckCorpus(Load(false), vector_tile::Tile::default_instance(), &ReadTilePbaccel,
+  CheckCorpus(Load(false), vector_tile::Tile::default_instance(),
+              {&ReadTilePbaccel, &ReadTilePbaccelForEach, &ReadTilePbaccelIterator},
               &ReadTileProtozero);
 }
 

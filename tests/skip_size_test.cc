@@ -171,12 +171,44 @@ TEST_P(SkipSizeTest, PackedViewMatchesTheDecoder) {
     total += *n;
   }
   EXPECT_EQ(total, 1000u);
-  // Malformed: iteration stops and reports.
+  // ForEach: the same values, in order.
+  i = 0;
+  ASSERT_TRUE(
+      view.ForEach([&](uint32_t v) { ASSERT_EQ(v, static_cast<uint32_t>(wire[i++])); }).ok());
+  EXPECT_EQ(i, 1000u);
+  // Malformed: iteration stops and reports; ForEach returns the decoder's error.
   const std::string bad = payload.substr(0, 500) + OverlongVarint(11);
   PackedView<PackedType::kSInt64> bad_view(bad);
   auto it = bad_view.begin();
-  while (it != bad_view.end()) ++it;
+  size_t seen = 0;
+  while (it != bad_view.end()) ++it, ++seen;
   EXPECT_FALSE(it.error().ok());
+  std::vector<int64_t> decoded(bad.size());
+  const absl::Status expected = DecodePackedSInt64(bad, absl::MakeSpan(decoded)).status();
+  ASSERT_EQ(expected.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(it.error(), expected);
+  size_t called = 0;
+  EXPECT_EQ(bad_view.ForEach([&](int64_t) { ++called; }), expected);
+  EXPECT_LE(called, seen);
+  // Short and empty views, every varint type's conversion: iteration and ForEach give what
+  // DecodePacked* gives (the iterator's end and its buffer hold nothing stale).
+  for (size_t n : {0, 1, 5, 63, 64, 65, 200}) {
+    std::vector<uint64_t> values(wire.begin(), wire.begin() + n);
+    values.insert(values.begin(), n == 0 ? 0 : 1, ~uint64_t{0});  // A 10-byte varint first.
+    if (n == 0) values.clear();
+    const std::string p = testing::EncodePacked(values);
+    std::vector<int32_t> want(p.size());
+    const absl::StatusOr<size_t> count = DecodePackedSInt32(p, absl::MakeSpan(want));
+    ASSERT_TRUE(count.ok()) << count.status();
+    want.resize(*count);
+    PackedView<PackedType::kSInt32> v(p);
+    std::vector<int32_t> iterated(v.begin(), v.end());
+    EXPECT_EQ(iterated, want) << "n=" << n;
+    EXPECT_EQ(v.begin() == v.end(), want.empty()) << "n=" << n;
+    std::vector<int32_t> visited;
+    ASSERT_TRUE(v.ForEach([&](int32_t x) { visited.push_back(x); }).ok());
+    EXPECT_EQ(visited, want) << "n=" << n;
+  }
   // Fixed width: zero copy when aligned, else nullopt; CopyTo always.
   std::vector<double> doubles = {1.5, -2.25, 1e300, 0};
   std::string bytes(reinterpret_cast<const char*>(doubles.data()), doubles.size() * 8);

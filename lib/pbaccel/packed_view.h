@@ -6,6 +6,7 @@
 //   pbaccel::PackedView<pbaccel::PackedType::kUInt32> ids(payload);
 //   size_t n = ids.size();           // bulk count, no decoding
 //   for (uint32_t id : ids) { ... }  // decodes 64 values at a time, on the stack
+//   absl::Status s = ids.ForEach([&](uint32_t id) { ... });  // the same, faster
 //   // Chunked decoding:
 //   std::vector<uint32_t> chunk(1024);
 //   auto cursor = ids.cursor();
@@ -26,8 +27,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <optional>
 
+#include "absl/base/optimization.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -92,6 +95,8 @@ class PackedView {
  public:
   using value_type = typename internal::PackedTypeInfo<kType>::type;
   static constexpr bool kFixed = internal::PackedTypeInfo<kType>::kFixed;
+  // Values decoded per step by ForEach and the iterator (a short field's are one step).
+  static constexpr size_t kChunkValues = 64;
 
   explicit PackedView(absl::string_view payload) : payload_(payload) {}
 
@@ -130,6 +135,8 @@ class PackedView {
         pos_ += n * sizeof(value_type);
         return n;
       } else {
+        // At the end no call: a short field's ForEach or iteration takes one, not two.
+        if (pos_ >= payload_.size()) return size_t{0};
         return internal::DecodePackedChunk(kType, payload_, &pos_, out.data(), out.size());
       }
     }
@@ -141,38 +148,70 @@ class PackedView {
   };
   Cursor cursor() const { return Cursor(payload_); }
 
-  // Input iteration, 64 values decoded at a time into the iterator. Stops early at a malformed
-  // varint; the iterator's error() then says why.
+  // Calls fn(value) for every value, in order, and returns OkStatus; or, at the first malformed
+  // varint, the payload's error (fn has then seen a prefix of the values before it: the whole
+  // chunks decoded before the malformed one). The fastest way to
+  // consume a view: values are decoded kChunkValues at a time into a stack buffer and handed to fn
+  // from a plain loop over it (fn inlines there), with no per-value state kept in memory.
+  template <typename Fn>
+  absl::Status ForEach(Fn&& fn) const {
+    value_type chunk[kChunkValues];
+    Cursor c(payload_);
+    while (true) {
+      absl::StatusOr<size_t> n = c.DecodeTo(absl::MakeSpan(chunk, kChunkValues));
+      if (!n.ok()) return n.status();
+      if (*n == 0) return absl::OkStatus();
+      for (size_t i = 0; i < *n; ++i) fn(chunk[i]);
+    }
+  }
+
+  // Input iteration, kChunkValues values decoded at a time into the iterator. Stops early at a
+  // malformed varint; the iterator's error() then says why. Neither begin() nor end() zeroes the
+  // buffer (a short payload's iteration costs its decode, not the iterator's size); ForEach is
+  // faster still where a callback fits.
   class iterator {
    public:
+    // An input iterator (single pass), usable with standard algorithms and containers.
+    using iterator_category = std::input_iterator_tag;
     using value_type = PackedView::value_type;
-    iterator() = default;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const value_type*;
+    using reference = value_type;
+    iterator() {}  // The end; user-provided so that iterator() leaves buffer_ uninitialized.
     explicit iterator(absl::string_view payload) : cursor_(payload) { Refill(); }
     value_type operator*() const { return buffer_[index_]; }
     iterator& operator++() {
       if (++index_ == filled_) Refill();
       return *this;
     }
+    iterator operator++(int) {
+      iterator before = *this;
+      ++*this;
+      return before;
+    }
     bool operator==(const iterator& other) const {
-      return done_ == other.done_ && (done_ || index_ == other.index_);
+      return done() == other.done() && (done() || index_ == other.index_);
     }
     bool operator!=(const iterator& other) const { return !(*this == other); }
     const absl::Status& error() const { return error_; }
 
    private:
+    bool done() const { return filled_ == 0; }
     void Refill() {
       index_ = 0;
-      absl::StatusOr<size_t> n = cursor_.DecodeTo(absl::MakeSpan(buffer_, 64));
-      if (!n.ok()) error_ = n.status();
-      filled_ = n.ok() ? *n : 0;
-      done_ = filled_ == 0;
+      absl::StatusOr<size_t> n = cursor_.DecodeTo(absl::MakeSpan(buffer_, kChunkValues));
+      if (ABSL_PREDICT_TRUE(n.ok())) {
+        filled_ = *n;
+      } else {
+        error_ = n.status();
+        filled_ = 0;
+      }
     }
     Cursor cursor_{absl::string_view()};
-    value_type buffer_[64] = {};
     size_t index_ = 0;
-    size_t filled_ = 0;
-    bool done_ = true;
+    size_t filled_ = 0;  // Values in buffer_; 0 at the end (or after an error).
     absl::Status error_;
+    value_type buffer_[kChunkValues];  // [0, filled_) decoded; the rest never read.
   };
   iterator begin() const { return iterator(payload_); }
   iterator end() const { return iterator(); }
