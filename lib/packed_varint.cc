@@ -128,28 +128,24 @@ ABSL_ATTRIBUTE_NOINLINE absl::Status DecodeIntoError(const uint8_t* begin, const
                                                    " values; the output has room for ", out_size));
 }
 
-// Decodes into the caller's buffer. A payload of at most kBoundedTinyPayloadBytes goes to the
-// kernel's bounded tiny decoder when it has one (avx512: no loop, no setup; most real packed fields
-// are that short) and the mode is lenient; what it declines (long varints, more values than `out`
-// takes, a malformed payload) the kernel decodes and names as for any other payload.
-template <VarintFormat F, typename T>
-absl::StatusOr<size_t> DecodeInto(absl::string_view payload, absl::Span<T> out, uint64_t delta_base,
-                                  DecodeOptions options) {
-  static_assert(std::is_same_v<T, typename FormatTraits<F>::Out>, "buffer type must match format");
+// Decodes into the caller's buffer with the kernel's block decoder (below the kernel's
+// inline_below_bytes, the simple loop) and names the error if any. The bounded tiny decoder was
+// tried inline already (packed_varint.h), for lenient decodes.
+template <VarintFormat F>
+absl::StatusOr<size_t> DecodeInto(absl::string_view payload, void* out_void, size_t cap,
+                                  uint64_t delta_base, DecodeOptions options) {
+  using T = typename FormatTraits<F>::Out;
+  T* const out = static_cast<T*>(out_void);
   const uint8_t* const begin = Bytes(payload);
   const uint8_t* const end = begin + payload.size();
   const KernelDescriptor& kernel = ActiveKernel();
-  if (!options.strict) {
-    const int n = kernel.DecodeTinyBounded(F, begin, end, out.data(), out.size());
-    if (n >= 0) return static_cast<size_t>(n);
-  }
   const DecodeFn decode =
       payload.size() < kernel.inline_below_bytes ? nullptr : kernel.Decoder(F, options.strict);
-  const DecodeResult r = decode == nullptr ? DecodeSmall<F>(begin, end, out.data(), out.size(),
-                                                            delta_base, options.strict)
-                                           : decode(begin, end, out.data(), out.size(), delta_base);
+  const DecodeResult r = decode == nullptr
+                             ? DecodeSmall<F>(begin, end, out, cap, delta_base, options.strict)
+                             : decode(begin, end, out, cap, delta_base);
   if (ABSL_PREDICT_TRUE(r.status == DecodeStatus::kOk)) return r.count;
-  return DecodeIntoError<F>(begin, end, r, out.size(), options.strict);
+  return DecodeIntoError<F>(begin, end, r, cap, options.strict);
 }
 
 }  // namespace
@@ -157,14 +153,10 @@ absl::StatusOr<size_t> DecodeInto(absl::string_view payload, absl::Span<T> out, 
 
 using internal::VarintFormat;
 
-#define PBACCEL_DEFINE_DECODERS(Name, Format, T)                                          \
-  absl::Status DecodePacked##Name(absl::string_view payload, RepeatedField<T>* field,     \
-                                  DecodeOptions options) {                                \
-    return internal::Append<VarintFormat::Format>(payload, field, 0, options);            \
-  }                                                                                       \
-  absl::StatusOr<size_t> DecodePacked##Name(absl::string_view payload, absl::Span<T> out, \
-                                            DecodeOptions options) {                      \
-    return internal::DecodeInto<VarintFormat::Format>(payload, out, 0, options);          \
+#define PBACCEL_DEFINE_DECODERS(Name, Format, T)                                      \
+  absl::Status DecodePacked##Name(absl::string_view payload, RepeatedField<T>* field, \
+                                  DecodeOptions options) {                            \
+    return internal::Append<VarintFormat::Format>(payload, field, 0, options);        \
   }
 
 PBACCEL_DEFINE_DECODERS(Int32, kInt32, int32_t)
@@ -185,13 +177,33 @@ absl::Status DecodePackedDeltaUInt64(absl::string_view payload, RepeatedField<ui
                                      uint64_t initial, DecodeOptions options) {
   return internal::Append<VarintFormat::kDeltaUInt64>(payload, field, initial, options);
 }
-absl::StatusOr<size_t> DecodePackedDeltaUInt32(absl::string_view payload, absl::Span<uint32_t> out,
-                                               uint32_t initial, DecodeOptions options) {
-  return internal::DecodeInto<VarintFormat::kDeltaUInt32>(payload, out, initial, options);
+
+namespace internal {
+
+absl::StatusOr<size_t> DecodeIntoSpan(VarintFormat format, absl::string_view payload, void* out,
+                                      size_t cap, uint64_t delta_base, DecodeOptions options) {
+  switch (format) {
+    case VarintFormat::kInt32:
+      return DecodeInto<VarintFormat::kInt32>(payload, out, cap, 0, options);
+    case VarintFormat::kUInt32:
+      return DecodeInto<VarintFormat::kUInt32>(payload, out, cap, 0, options);
+    case VarintFormat::kSInt32:
+      return DecodeInto<VarintFormat::kSInt32>(payload, out, cap, 0, options);
+    case VarintFormat::kInt64:
+      return DecodeInto<VarintFormat::kInt64>(payload, out, cap, 0, options);
+    case VarintFormat::kUInt64:
+      return DecodeInto<VarintFormat::kUInt64>(payload, out, cap, 0, options);
+    case VarintFormat::kSInt64:
+      return DecodeInto<VarintFormat::kSInt64>(payload, out, cap, 0, options);
+    case VarintFormat::kBool: return DecodeInto<VarintFormat::kBool>(payload, out, cap, 0, options);
+    case VarintFormat::kDeltaUInt32:
+      return DecodeInto<VarintFormat::kDeltaUInt32>(payload, out, cap, delta_base, options);
+    case VarintFormat::kDeltaUInt64:
+      return DecodeInto<VarintFormat::kDeltaUInt64>(payload, out, cap, delta_base, options);
+  }
+  return absl::InternalError("unknown varint format");
 }
-absl::StatusOr<size_t> DecodePackedDeltaUInt64(absl::string_view payload, absl::Span<uint64_t> out,
-                                               uint64_t initial, DecodeOptions options) {
-  return internal::DecodeInto<VarintFormat::kDeltaUInt64>(payload, out, initial, options);
-}
+
+}  // namespace internal
 
 }  // namespace pbaccel
