@@ -35,6 +35,8 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "parsers/kernel_abi.h"
+#include "pbaccel/packed_varint.h"
 
 namespace pbaccel {
 
@@ -80,6 +82,20 @@ PBACCEL_PACKED_TYPE(kSFixed64, int64_t, true);
 PBACCEL_PACKED_TYPE(kFloat, float, true);
 PBACCEL_PACKED_TYPE(kDouble, double, true);
 #undef PBACCEL_PACKED_TYPE
+
+// The kernel format each varint type decodes with (fixed types: none; kUInt64 is never used).
+constexpr VarintFormat VarintFormatOf(PackedType type) {
+  switch (type) {
+    case PackedType::kInt32:
+    case PackedType::kEnum: return VarintFormat::kInt32;
+    case PackedType::kInt64: return VarintFormat::kInt64;
+    case PackedType::kUInt32: return VarintFormat::kUInt32;
+    case PackedType::kSInt32: return VarintFormat::kSInt32;
+    case PackedType::kSInt64: return VarintFormat::kSInt64;
+    case PackedType::kBool: return VarintFormat::kBool;
+    default: return VarintFormat::kUInt64;
+  }
+}
 
 // Decodes up to out_cap values of a varint type from payload[*pos, end) into out, advancing *pos.
 // Returns the number decoded (0 at the end), or the payload's error.
@@ -135,8 +151,17 @@ class PackedView {
         pos_ += n * sizeof(value_type);
         return n;
       } else {
-        // At the end no call: a short field's ForEach or iteration takes one, not two.
+        // At the end no call: a short field's ForEach or iteration takes one, not two. A rest of
+        // at most 32 bytes tries the kernel's bounded tiny decoder inline, as the span decoders
+        // do (packed_varint.h); what it declines the library decodes and names.
         if (pos_ >= payload_.size()) return size_t{0};
+        const int n =
+            internal::TryDecodeTinyInline(internal::VarintFormatOf(kType), payload_.substr(pos_),
+                                          out.data(), out.size(), DecodeOptions());
+        if (n >= 0) {
+          pos_ = payload_.size();
+          return static_cast<size_t>(n);
+        }
         return internal::DecodePackedChunk(kType, payload_, &pos_, out.data(), out.size());
       }
     }
