@@ -2,11 +2,13 @@
 
 #include "pbaccel/packed_varint.h"
 
+#include <array>
 #include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "absl/base/attributes.h"
 #include "absl/base/optimization.h"
@@ -159,14 +161,7 @@ using internal::VarintFormat;
     return internal::Append<VarintFormat::Format>(payload, field, 0, options);        \
   }
 
-PBACCEL_DEFINE_DECODERS(Int32, kInt32, int32_t)
-PBACCEL_DEFINE_DECODERS(Int64, kInt64, int64_t)
-PBACCEL_DEFINE_DECODERS(UInt32, kUInt32, uint32_t)
-PBACCEL_DEFINE_DECODERS(UInt64, kUInt64, uint64_t)
-PBACCEL_DEFINE_DECODERS(SInt32, kSInt32, int32_t)
-PBACCEL_DEFINE_DECODERS(SInt64, kSInt64, int64_t)
-PBACCEL_DEFINE_DECODERS(Bool, kBool, bool)
-PBACCEL_DEFINE_DECODERS(Enum, kInt32, int)
+PBACCEL_PACKED_VARINT_TYPES(PBACCEL_DEFINE_DECODERS)
 #undef PBACCEL_DEFINE_DECODERS
 
 absl::Status DecodePackedDeltaUInt32(absl::string_view payload, RepeatedField<uint32_t>* field,
@@ -180,28 +175,20 @@ absl::Status DecodePackedDeltaUInt64(absl::string_view payload, RepeatedField<ui
 
 namespace internal {
 
+// DecodeInto for each VarintFormat, indexed by its value: the formats' list is kernel_abi.h's, so
+// a new format cannot be left out.
+using SpanDecodeFn = absl::StatusOr<size_t> (*)(absl::string_view, void*, size_t, uint64_t,
+                                                DecodeOptions);
+template <size_t... kFormats>
+constexpr std::array<SpanDecodeFn, sizeof...(kFormats)> SpanDecoders(
+    std::index_sequence<kFormats...>) {
+  return {&DecodeInto<static_cast<VarintFormat>(kFormats)>...};
+}
+constexpr auto kSpanDecoders = SpanDecoders(std::make_index_sequence<kNumVarintFormats>());
+
 absl::StatusOr<size_t> DecodeIntoSpan(VarintFormat format, absl::string_view payload, void* out,
                                       size_t cap, uint64_t delta_base, DecodeOptions options) {
-  switch (format) {
-    case VarintFormat::kInt32:
-      return DecodeInto<VarintFormat::kInt32>(payload, out, cap, 0, options);
-    case VarintFormat::kUInt32:
-      return DecodeInto<VarintFormat::kUInt32>(payload, out, cap, 0, options);
-    case VarintFormat::kSInt32:
-      return DecodeInto<VarintFormat::kSInt32>(payload, out, cap, 0, options);
-    case VarintFormat::kInt64:
-      return DecodeInto<VarintFormat::kInt64>(payload, out, cap, 0, options);
-    case VarintFormat::kUInt64:
-      return DecodeInto<VarintFormat::kUInt64>(payload, out, cap, 0, options);
-    case VarintFormat::kSInt64:
-      return DecodeInto<VarintFormat::kSInt64>(payload, out, cap, 0, options);
-    case VarintFormat::kBool: return DecodeInto<VarintFormat::kBool>(payload, out, cap, 0, options);
-    case VarintFormat::kDeltaUInt32:
-      return DecodeInto<VarintFormat::kDeltaUInt32>(payload, out, cap, delta_base, options);
-    case VarintFormat::kDeltaUInt64:
-      return DecodeInto<VarintFormat::kDeltaUInt64>(payload, out, cap, delta_base, options);
-  }
-  return absl::InternalError("unknown varint format");
+  return kSpanDecoders[static_cast<size_t>(format)](payload, out, cap, delta_base, options);
 }
 
 }  // namespace internal

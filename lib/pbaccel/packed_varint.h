@@ -81,6 +81,18 @@ struct DecodeOptions {
 template <typename T>
 using RepeatedField = google::protobuf::RepeatedField<T>;
 
+// X(Name, VarintFormat, element type) for each non-delta DecodePacked##Name pair below (the
+// RepeatedField forms' definitions and the span forms are generated from this one list).
+#define PBACCEL_PACKED_VARINT_TYPES(X) \
+  X(Int32, kInt32, int32_t)            \
+  X(Int64, kInt64, int64_t)            \
+  X(UInt32, kUInt32, uint32_t)         \
+  X(UInt64, kUInt64, uint64_t)         \
+  X(SInt32, kSInt32, int32_t)          \
+  X(SInt64, kSInt64, int64_t)          \
+  X(Bool, kBool, bool)                 \
+  X(Enum, kInt32, int)
+
 // --- Append to a RepeatedField -------------------------------------------------------------------
 
 absl::Status DecodePackedInt32(absl::string_view payload, RepeatedField<int32_t>* field,
@@ -124,7 +136,8 @@ namespace internal {
 // written that the caller may rely on, and DecodeIntoSpan decodes and names any error).
 inline int TryDecodeTinyInline(VarintFormat format, absl::string_view payload, void* out,
                                size_t cap, DecodeOptions options) {
-  if (options.strict) return -1;
+  // Longer payloads and strict decodes leave at once, before the kernel is fetched.
+  if (options.strict || payload.size() > static_cast<size_t>(kBoundedTinyPayloadBytes)) return -1;
   const uint8_t* const p = reinterpret_cast<const uint8_t*>(payload.data());
   return ActiveKernel().DecodeTinyBounded(format, p, p + payload.size(), out, cap);
 }
@@ -146,15 +159,7 @@ absl::StatusOr<size_t> DecodeIntoSpan(VarintFormat format, absl::string_view pay
     return internal::DecodeIntoSpan(internal::VarintFormat::Format, payload, out.data(),         \
                                     out.size(), 0, options);                                     \
   }
-
-PBACCEL_DECLARE_SPAN_DECODER(Int32, kInt32, int32_t)
-PBACCEL_DECLARE_SPAN_DECODER(Int64, kInt64, int64_t)
-PBACCEL_DECLARE_SPAN_DECODER(UInt32, kUInt32, uint32_t)
-PBACCEL_DECLARE_SPAN_DECODER(UInt64, kUInt64, uint64_t)
-PBACCEL_DECLARE_SPAN_DECODER(SInt32, kSInt32, int32_t)
-PBACCEL_DECLARE_SPAN_DECODER(SInt64, kSInt64, int64_t)
-PBACCEL_DECLARE_SPAN_DECODER(Bool, kBool, bool)
-PBACCEL_DECLARE_SPAN_DECODER(Enum, kInt32, int)
+PBACCEL_PACKED_VARINT_TYPES(PBACCEL_DECLARE_SPAN_DECODER)
 #undef PBACCEL_DECLARE_SPAN_DECODER
 
 // Delta formats have no tiny decoder: straight to the library.

@@ -83,13 +83,14 @@ PBACCEL_PACKED_TYPE(kFloat, float, true);
 PBACCEL_PACKED_TYPE(kDouble, double, true);
 #undef PBACCEL_PACKED_TYPE
 
-// The kernel format each varint type decodes with (fixed types: none; kUInt64 is never used).
+// The kernel format each varint type decodes with (fixed types have none: kUInt64, never used).
 constexpr VarintFormat VarintFormatOf(PackedType type) {
   switch (type) {
     case PackedType::kInt32:
     case PackedType::kEnum: return VarintFormat::kInt32;
     case PackedType::kInt64: return VarintFormat::kInt64;
     case PackedType::kUInt32: return VarintFormat::kUInt32;
+    case PackedType::kUInt64: return VarintFormat::kUInt64;
     case PackedType::kSInt32: return VarintFormat::kSInt32;
     case PackedType::kSInt64: return VarintFormat::kSInt64;
     case PackedType::kBool: return VarintFormat::kBool;
@@ -175,9 +176,9 @@ class PackedView {
 
   // Calls fn(value) for every value, in order, and returns OkStatus; or, at the first malformed
   // varint, the payload's error (fn has then seen a prefix of the values before it: the whole
-  // chunks decoded before the malformed one). The fastest way to
-  // consume a view: values are decoded kChunkValues at a time into a stack buffer and handed to fn
-  // from a plain loop over it (fn inlines there), with no per-value state kept in memory.
+  // chunks decoded before the malformed one). The fastest way to consume a view: values are
+  // decoded kChunkValues at a time into a stack buffer and handed to fn from a plain loop over it
+  // (fn inlines there), with no per-value state kept in memory.
   template <typename Fn>
   absl::Status ForEach(Fn&& fn) const {
     value_type chunk[kChunkValues];
