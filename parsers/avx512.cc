@@ -559,7 +559,9 @@ struct Avx512TinyDecoderImpl {
       Out* const out = static_cast<Out*>(out_void);
       const int n = static_cast<int>(end - p);
       if (n == 0) return 0;
-      if (kBounded && n > kTinyPayloadBytes) return RunUpTo32(p, n, out, room);
+      if (kBounded && n > kTinyPayloadBytes) {
+        return n <= 32 ? RunUpTo32(p, n, out, room) : RunUpTo64(p, n, out, room);
+      }
       const uint32_t in = (1u << n) - 1;  // n <= 16.
       const __m128i bytes = _mm_maskz_loadu_epi8(static_cast<__mmask16>(in), p);
       const uint32_t cont = _mm_movepi8_mask(bytes);
@@ -617,16 +619,15 @@ struct Avx512TinyDecoderImpl {
     }
   }
 
-  // The bounded decoder's payloads of kTinyPayloadBytes + 1 to kBoundedTinyPayloadBytes (32)
-  // bytes (the median tile geometry is 17 bytes; an OSM way's refs, its first an absolute node id
-  // of five bytes, are often this long): the same steps over a 32-byte window, the second group's
+  // The bounded decoder's payloads of kTinyPayloadBytes + 1 to 32 bytes (the median tile geometry
+  // is 17 bytes; an OSM way's refs, its first an absolute node id of five bytes, are often this
+  // long): the same steps over a 32-byte window, the second group's
   // predecessors the first's ends. Varints of up to four bytes decode in up to two groups of 16
   // 32-bit lanes; for 64-bit outputs, a payload holding one of five to eight bytes decodes in up to
   // four groups of eight 64-bit lanes. A longer varint (9+ bytes; 5+ for 32-bit outputs), or more
   // values than `room`, declines (kTinyUnhandled, nothing written).
-  // REQUIRES: kTinyPayloadBytes < n <= kBoundedTinyPayloadBytes; [p, p + n) readable.
+  // REQUIRES: kTinyPayloadBytes < n <= 32; [p, p + n) readable.
   static int RunUpTo32(const uint8_t* p, int n, Out* out, int room) {
-    static_assert(kBoundedTinyPayloadBytes == 32, "one 32-byte load, two groups of 16");
     const uint32_t in = n == 32 ? ~uint32_t{0} : (uint32_t{1} << n) - 1;
     const __m256i bytes = _mm256_maskz_loadu_epi8(in, p);
     const uint32_t cont = _mm256_movepi8_mask(bytes);
@@ -671,6 +672,67 @@ struct Avx512TinyDecoderImpl {
           _mm512_permutexvar_epi8(_mm512_add_epi8(kLaneIndex32.Load(), _mm512_set1_epi8(16)), ends);
       const __m512i pe1 = _mm512_alignr_epi32(eb1, eb0, 15);
       EmitLanes32(Pack32UpTo4(window, window, pe1, eb1), count - 16, out + 16);
+    }
+    return count;
+  }
+
+  // The bounded decoder's payloads of 33 to kBoundedTinyPayloadBytes (64) bytes (OSM ways with
+  // more refs, longer tile geometries): the same steps over a window of one masked 64-byte load,
+  // each group's predecessors the previous group's ends. Varints of up to four bytes decode in
+  // groups of 16 32-bit lanes; for 64-bit outputs, a payload holding one of five to eight bytes
+  // decodes in groups of eight 64-bit lanes. A longer varint (9+ bytes; 5+ for 32-bit outputs), or
+  // more values than `room`, declines (kTinyUnhandled, nothing written).
+  // REQUIRES: 32 < n <= kBoundedTinyPayloadBytes; [p, p + n) readable.
+  static int RunUpTo64(const uint8_t* p, int n, Out* out, int room) {
+    static_assert(kBoundedTinyPayloadBytes == 64, "one 64-byte load");
+    const uint64_t in = _bzhi_u64(~uint64_t{0}, static_cast<uint32_t>(n));
+    const __m512i bytes = _mm512_maskz_loadu_epi8(in, p);
+    const uint64_t cont = _mm512_movepi8_mask(bytes);
+    if ((cont >> (n - 1)) != 0) return kTinyMalformed;  // The payload ends inside a varint.
+    const uint64_t term = ~cont & in;
+    const int count = static_cast<int>(_mm_popcnt_u64(term));
+    if (count > room) return kTinyUnhandled;
+    if (cont == 0) {
+      // One-byte varints only: the bytes are the values (count == n), stored under a mask.
+      if constexpr (F == VarintFormat::kBool) {
+        _mm512_mask_storeu_epi8(out, in, _mm512_min_epu8(bytes, _mm512_set1_epi8(1)));
+      } else {
+        // count == n > 32: three quarters of 16 always, the last under its mask.
+        EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(bytes, 0)), 16, out);
+        EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(bytes, 1)), 16, out + 16);
+        EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(bytes, 2)),
+                    std::min(count - 32, 16), out + 32);
+        EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(bytes, 3)),
+                    std::max(count - 48, 0), out + 48);
+      }
+      return count;
+    }
+    // The payload at window offsets 64..127 (both blocks of GroupSteps' window, as above).
+    const __m512i ends = _mm512_maskz_compress_epi8(term, kBlockOffsets.Load());
+    const uint64_t runs4 = RunsOf4(cont);
+    if (runs4 != 0) {
+      if (sizeof(Out) != 8 || (runs4 & (runs4 >> 4)) != 0) return kTinyUnhandled;
+      __m512i rep = kLaneIndex64.Load();
+      __m512i pe_prev = _mm512_set1_epi8(63);
+      for (int g = 0; g < count; g += 8) {
+        const __m512i eb = _mm512_permutexvar_epi8(rep, ends);
+        const __m512i pe = _mm512_alignr_epi64(eb, pe_prev, 7);
+        __m512i unused_carry;
+        Emit<F>(Pack64UpTo8(bytes, bytes, pe, eb), static_cast<size_t>(std::min(count - g, 8)),
+                out + g, &unused_carry);
+        pe_prev = eb;
+        rep = _mm512_add_epi8(rep, _mm512_set1_epi8(8));
+      }
+      return count;
+    }
+    __m512i rep = kLaneIndex32.Load();
+    __m512i pe_prev = _mm512_set1_epi8(63);
+    for (int g = 0; g < count; g += 16) {
+      const __m512i eb = _mm512_permutexvar_epi8(rep, ends);
+      const __m512i pe = _mm512_alignr_epi32(eb, pe_prev, 15);
+      EmitLanes32(Pack32UpTo4(bytes, bytes, pe, eb), std::min(count - g, 16), out + g);
+      pe_prev = eb;
+      rep = _mm512_add_epi8(rep, _mm512_set1_epi8(16));
     }
     return count;
   }

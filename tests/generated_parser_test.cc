@@ -408,11 +408,11 @@ TEST_P(GeneratedPackedTest, TinyPayloadsTakeTheKernelsTinyDecoder) {
 // tiny decoder (ScopedCountingBoundedTinyDecoder counts the calls; where the kernel has none, the
 // kernel or the SSE2 loop decodes), at the input's end too (it reads only the payload); a longer
 // payload does not. All parse as upstream.
-TEST_P(GeneratedPackedTest, PayloadsUpTo32BytesTakeTheBoundedTinyDecoder) {
+TEST_P(GeneratedPackedTest, PayloadsUpTo64BytesTakeTheBoundedTinyDecoder) {
   testing::ScopedCountingBoundedTinyDecoder counting(VarintFormat::kUInt32);
 
-  static_assert(internal::kBoundedTinyPayloadBytes == 32, "the sizes below straddle it");
-  for (const int values : {12, 20}) {  // 24 and 40 bytes of two-byte varints.
+  static_assert(internal::kBoundedTinyPayloadBytes == 64, "the sizes below straddle it");
+  for (const int values : {12, 20, 40}) {  // 24, 40 and 80 bytes of two-byte varints.
     for (const bool more_after : {false, true}) {
       test3::All3 expected;
       for (int i = 0; i < values; ++i) expected.add_uint32s(300u + static_cast<uint32_t>(i));
@@ -422,7 +422,7 @@ TEST_P(GeneratedPackedTest, PayloadsUpTo32BytesTakeTheBoundedTinyDecoder) {
       test3::All3 parsed;
       ASSERT_TRUE(ParseMessage(bytes, &parsed).ok());
       EXPECT_EQ(parsed.SerializeAsString(), bytes);
-      EXPECT_EQ(counting.calls(), values == 12 ? 1 : 0)
+      EXPECT_EQ(counting.calls(), 2 * values <= 64 ? 1 : 0)
           << 2 * values << "-byte field, " << (more_after ? "more after it" : "last");
     }
   }

@@ -509,7 +509,7 @@ TEST_P(KernelTest, TinyDecoderAgreesWithTheReference) {
 
 // decode_tiny_bounded (kernel_abi.h), where the kernel has one: the same kind of payloads, up to
 // kBoundedTinyPayloadBytes, flush against an inaccessible page (a read past the payload faults),
-// with room for no value, for one value too few, for exactly the values, and for 32. It must write
+// with room for no value, for one value too few, for exactly the values, and for 64. It must write
 // only out[0, result), decline (kTinyUnhandled) more values than the room, and otherwise agree
 // with the reference as decode_tiny does. Kernels without one must have no entry for any format.
 TEST_P(KernelTest, BoundedTinyDecoderReadsAndWritesOnlyThePayload) {

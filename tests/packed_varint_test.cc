@@ -246,24 +246,26 @@ TEST_P(PackedVarintApiTest, ReservesExactlyOnceForAnEmptyField) {
 }
 
 // The bounded tiny path runs: a lenient span decode or PackedView read of a payload of at most
-// kBoundedTinyPayloadBytes (12 and 24 bytes here) calls the active kernel's decode_tiny_bounded
-// (ScopedCountingBoundedTinyDecoder counts the calls), and gets the reference's values either way;
-// a longer payload (48 bytes) and a strict decode do not call it.
+// kBoundedTinyPayloadBytes (12, 24 and 48 bytes here: each of avx512's three paths) calls the
+// active kernel's decode_tiny_bounded (ScopedCountingBoundedTinyDecoder counts the calls), and gets
+// the reference's values either way; a longer payload (96 bytes) and a strict decode do not call
+// it.
 TEST_P(PackedVarintApiTest, ShortPayloadsTakeTheBoundedTinyDecoder) {
   ScopedCountingBoundedTinyDecoder counting(VarintFormat::kUInt32);
 
   const std::vector<uint32_t> values = {1, 300, 70000, 5, 0, 127, 128};  // 12 bytes.
   const std::string tiny = EncodePacked(std::vector<uint64_t>(values.begin(), values.end()));
-  const std::string twice = tiny + tiny;  // 24 bytes: over kTinyPayloadBytes, still bounded-tiny.
-  const std::string longer = twice + twice;  // 48 bytes.
-  static_assert(internal::kBoundedTinyPayloadBytes == 32, "the sizes above straddle it");
-  for (const std::string* payload : {&tiny, &twice, &longer}) {
+  const std::string twice = tiny + tiny;   // 24 bytes: over kTinyPayloadBytes, still bounded-tiny.
+  const std::string four = twice + twice;  // 48 bytes: over 32, still bounded-tiny.
+  const std::string longer = four + four;  // 96 bytes.
+  static_assert(internal::kBoundedTinyPayloadBytes == 64, "the sizes above straddle it");
+  for (const std::string* payload : {&tiny, &twice, &four, &longer}) {
     const size_t expected_values = payload->size() / tiny.size() * values.size();
     const bool bounded_tiny = payload != &longer;
     for (const bool strict : {false, true}) {
       SCOPED_TRACE(absl::StrCat("bytes=", payload->size(), " strict=", strict));
       counting.ResetCalls();
-      uint32_t out[32];
+      uint32_t out[64];
       const absl::StatusOr<size_t> n =
           DecodePackedUInt32(*payload, absl::MakeSpan(out), DecodeOptions{strict});
       ASSERT_TRUE(n.ok()) << n.status();
