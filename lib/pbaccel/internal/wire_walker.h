@@ -25,8 +25,10 @@
 
 #include <climits>
 #include <cstdint>
+#include <cstring>
 
 #include "absl/base/attributes.h"
+#include "absl/numeric/bits.h"
 #include "pbaccel/wire_type.h"
 
 namespace pbaccel {
@@ -39,20 +41,25 @@ inline const char* ReadVarint(const char* p, const char* end, int max_bytes, uin
     *value = static_cast<uint8_t>(*p);
     return p + 1;
   }
-  uint64_t v = 0;
-  if (end - p >= max_bytes) {
-    // The whole varint is in bounds whatever its length: no end test per byte (OSM's zero-copy
-    // read, whose ways each start with a five-byte id, gains 2-4%).
-    for (int i = 0; i < max_bytes; ++i) {
-      const uint8_t b = static_cast<uint8_t>(p[i]);
-      v |= static_cast<uint64_t>(b & 0x7F) << (7 * i);
-      if (b < 0x80) {
-        *value = v;
-        return p + i + 1;
-      }
+  if (end - p >= 8) {
+    // Eight bytes in bounds: the varint's end is found and its 7-bit groups joined in one word,
+    // without a branch per byte (OSM's zero-copy read, whose ways each start with a five-byte
+    // id, gains 2-4%). A varint of nine or ten bytes takes the loop below.
+    uint64_t w;
+    std::memcpy(&w, p, sizeof(w));
+    const uint64_t stops = ~w & 0x8080808080808080ull;
+    if (stops != 0) {
+      const int bits = absl::countr_zero(stops) + 1;  // 8 * the varint's length.
+      if (bits > 8 * max_bytes) return nullptr;
+      uint64_t x = bits == 64 ? w : w & ((uint64_t{1} << bits) - 1);
+      x = (x & 0x007F007F007F007Full) | ((x & 0x7F007F007F007F00ull) >> 1);
+      x = (x & 0x00003FFF00003FFFull) | ((x & 0x3FFF00003FFF0000ull) >> 2);
+      x = (x & 0x000000000FFFFFFFull) | ((x & 0x0FFFFFFF00000000ull) >> 4);
+      *value = x;
+      return p + bits / 8;
     }
-    return nullptr;
   }
+  uint64_t v = 0;
   for (int i = 0; i < max_bytes && p < end; ++i) {
     const uint8_t b = static_cast<uint8_t>(*p++);
     v |= static_cast<uint64_t>(b & 0x7F) << (7 * i);
