@@ -651,17 +651,7 @@ struct Avx512TinyDecoderImpl {
     const uint64_t runs4 = RunsOf4(cont);
     if (runs4 != 0) {
       if (sizeof(Out) != 8 || (runs4 & (runs4 >> 4)) != 0) return kTinyUnhandled;
-      __m512i rep = kLaneIndex64.Load();
-      __m512i pe_prev = _mm512_set1_epi8(63);
-      for (int g = 0; g < count; g += 8) {
-        const __m512i eb = _mm512_permutexvar_epi8(rep, ends);
-        const __m512i pe = _mm512_alignr_epi64(eb, pe_prev, 7);
-        __m512i unused_carry;
-        Emit<F>(Pack64UpTo8(window, window, pe, eb), static_cast<size_t>(std::min(count - g, 8)),
-                out + g, &unused_carry);
-        pe_prev = eb;
-        rep = _mm512_add_epi8(rep, _mm512_set1_epi8(8));
-      }
+      EmitGroupsOf8(window, ends, count, out);
       return count;
     }
     const __m512i eb0 = _mm512_permutexvar_epi8(kLaneIndex32.Load(), ends);
@@ -712,17 +702,7 @@ struct Avx512TinyDecoderImpl {
     const uint64_t runs4 = RunsOf4(cont);
     if (runs4 != 0) {
       if (sizeof(Out) != 8 || (runs4 & (runs4 >> 4)) != 0) return kTinyUnhandled;
-      __m512i rep = kLaneIndex64.Load();
-      __m512i pe_prev = _mm512_set1_epi8(63);
-      for (int g = 0; g < count; g += 8) {
-        const __m512i eb = _mm512_permutexvar_epi8(rep, ends);
-        const __m512i pe = _mm512_alignr_epi64(eb, pe_prev, 7);
-        __m512i unused_carry;
-        Emit<F>(Pack64UpTo8(bytes, bytes, pe, eb), static_cast<size_t>(std::min(count - g, 8)),
-                out + g, &unused_carry);
-        pe_prev = eb;
-        rep = _mm512_add_epi8(rep, _mm512_set1_epi8(8));
-      }
+      EmitGroupsOf8(bytes, ends, count, out);
       return count;
     }
     __m512i rep = kLaneIndex32.Load();
@@ -735,6 +715,23 @@ struct Avx512TinyDecoderImpl {
       rep = _mm512_add_epi8(rep, _mm512_set1_epi8(16));
     }
     return count;
+  }
+
+  // The payload's `count` varints (of at most eight bytes; `window` holds its bytes, `ends` their
+  // end offsets as GroupSteps' window has them) in groups of eight 64-bit lanes, each group's
+  // predecessors the previous group's ends, stored at out[0, count) for a 64-bit format.
+  static void EmitGroupsOf8(__m512i window, __m512i ends, int count, Out* out) {
+    __m512i rep = kLaneIndex64.Load();
+    __m512i pe_prev = _mm512_set1_epi8(63);
+    for (int g = 0; g < count; g += 8) {
+      const __m512i eb = _mm512_permutexvar_epi8(rep, ends);
+      const __m512i pe = _mm512_alignr_epi64(eb, pe_prev, 7);
+      __m512i unused_carry;
+      Emit<F>(Pack64UpTo8(window, window, pe, eb), static_cast<size_t>(std::min(count - g, 8)),
+              out + g, &unused_carry);
+      pe_prev = eb;
+      rep = _mm512_add_epi8(rep, _mm512_set1_epi8(8));
+    }
   }
 
   // Stores the first `count` (at most 16) of the values in the 32-bit lanes of `v` (values of at
