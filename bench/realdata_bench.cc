@@ -51,13 +51,11 @@ absl::Status VerifyParsers(const Corpus& corpus) {
   return absl::OkStatus();
 }
 
-using ViewFn = absl::StatusOr<ViewChecksum> (*)(absl::string_view);
-
 // A corpus's zero-copy readers: protozero's and pbaccel's three (implementation names as in the
 // CSV: pbaccel reads into a span, pbaccel_foreach and pbaccel_iterator through PackedView).
 struct Views {
   ViewFn protozero;
-  std::vector<std::pair<std::string, ViewFn>> pbaccel;
+  std::vector<NamedView> pbaccel;
 };
 
 absl::Status VerifyViews(const Corpus& corpus, const Views& views) {
@@ -198,19 +196,13 @@ absl::StatusOr<RealDataResult> RunRealData(const RealDataOptions& options) {
   result.notes.push_back(absl::StrFormat(
       "osm: zlib inflated the %zu blocks (%.1f MB) in %.1f ms (not in the parse times)",
       osm->messages.size(), osm->bytes() / 1e6, osm->inflate_ns / 1e6));
-  const Views osm_views = {&ReadOsmBlockProtozero,
-                           {{"pbaccel", &ReadOsmBlockPbaccel},
-                            {"pbaccel_foreach", &ReadOsmBlockPbaccelForEach},
-                            {"pbaccel_iterator", &ReadOsmBlockPbaccelIterator}}};
-  absl::Status s = RunCorpus<OSMPBF::PrimitiveBlock>(*osm, osm_views, options, &result);
+  absl::Status s = RunCorpus<OSMPBF::PrimitiveBlock>(
+      *osm, {&ReadOsmBlockProtozero, PbaccelOsmViews()}, options, &result);
   if (!s.ok()) return s;
   absl::StatusOr<Corpus> mvt = LoadMvt(options.data_dir);
   if (!mvt.ok()) return mvt.status();
-  const Views mvt_views = {&ReadTileProtozero,
-                           {{"pbaccel", &ReadTilePbaccel},
-                            {"pbaccel_foreach", &ReadTilePbaccelForEach},
-                            {"pbaccel_iterator", &ReadTilePbaccelIterator}}};
-  s = RunCorpus<vector_tile::Tile>(*mvt, mvt_views, options, &result);
+  s = RunCorpus<vector_tile::Tile>(*mvt, {&ReadTileProtozero, PbaccelTileViews()}, options,
+                                   &result);
   if (!s.ok()) return s;
   result.notes.push_back(absl::StrCat("pbaccel's kernel: ", ActiveKernelName()));
   return result;

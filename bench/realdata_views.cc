@@ -193,23 +193,15 @@ absl::StatusOr<ViewChecksum> ReadTile(absl::string_view tile) {
 
 }  // namespace
 
-absl::StatusOr<ViewChecksum> ReadOsmBlockPbaccel(absl::string_view block) {
-  return ReadOsmBlock<Consume::kSpan>(block);
+std::vector<NamedView> PbaccelOsmViews() {
+  return {{"pbaccel", &ReadOsmBlock<Consume::kSpan>},
+          {"pbaccel_foreach", &ReadOsmBlock<Consume::kForEach>},
+          {"pbaccel_iterator", &ReadOsmBlock<Consume::kIterator>}};
 }
-absl::StatusOr<ViewChecksum> ReadOsmBlockPbaccelForEach(absl::string_view block) {
-  return ReadOsmBlock<Consume::kForEach>(block);
-}
-absl::StatusOr<ViewChecksum> ReadOsmBlockPbaccelIterator(absl::string_view block) {
-  return ReadOsmBlock<Consume::kIterator>(block);
-}
-absl::StatusOr<ViewChecksum> ReadTilePbaccel(absl::string_view tile) {
-  return ReadTile<Consume::kSpan>(tile);
-}
-absl::StatusOr<ViewChecksum> ReadTilePbaccelForEach(absl::string_view tile) {
-  return ReadTile<Consume::kForEach>(tile);
-}
-absl::StatusOr<ViewChecksum> ReadTilePbaccelIterator(absl::string_view tile) {
-  return ReadTile<Consume::kIterator>(tile);
+std::vector<NamedView> PbaccelTileViews() {
+  return {{"pbaccel", &ReadTile<Consume::kSpan>},
+          {"pbaccel_foreach", &ReadTile<Consume::kForEach>},
+          {"pbaccel_iterator", &ReadTile<Consume::kIterator>}};
 }
 
 // --- protozero: pbf_reader and its packed iterators, as libosmium and vtzero read -------------

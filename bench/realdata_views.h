@@ -17,6 +17,7 @@
 #define PBACCEL_BENCH_REALDATA_VIEWS_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -30,14 +31,19 @@ struct ViewChecksum {
   bool operator==(const ViewChecksum& o) const { return values == o.values && sum == o.sum; }
 };
 
-// pbaccel's FieldReader, each packed payload decoded into a scratch span (DecodePacked*).
-absl::StatusOr<ViewChecksum> ReadOsmBlockPbaccel(absl::string_view block);
-absl::StatusOr<ViewChecksum> ReadTilePbaccel(absl::string_view tile);
-// The same walk, each payload read with PackedView::ForEach, or range-for over a PackedView.
-absl::StatusOr<ViewChecksum> ReadOsmBlockPbaccelForEach(absl::string_view block);
-absl::StatusOr<ViewChecksum> ReadTilePbaccelForEach(absl::string_view tile);
-absl::StatusOr<ViewChecksum> ReadOsmBlockPbaccelIterator(absl::string_view block);
-absl::StatusOr<ViewChecksum> ReadTilePbaccelIterator(absl::string_view tile);
+// A zero-copy reader of one OSM block or one tile.
+using ViewFn = absl::StatusOr<ViewChecksum> (*)(absl::string_view);
+
+// pbaccel's readers, named as the benchmark's CSV names them: the same FieldReader walk, each
+// packed payload decoded into a scratch span with DecodePacked* ("pbaccel"), or read with
+// PackedView::ForEach ("pbaccel_foreach") or range-for over a PackedView ("pbaccel_iterator").
+struct NamedView {
+  const char* name;
+  ViewFn read;
+};
+std::vector<NamedView> PbaccelOsmViews();
+std::vector<NamedView> PbaccelTileViews();
+
 // protozero's pbf_reader and packed iterators, as libosmium and vtzero read.
 absl::StatusOr<ViewChecksum> ReadOsmBlockProtozero(absl::string_view block);
 absl::StatusOr<ViewChecksum> ReadTileProtozero(absl::string_view tile);

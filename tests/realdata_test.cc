@@ -31,11 +31,9 @@ Corpus Load(bool osm) {
   return corpus.ok() ? *std::move(corpus) : Corpus{};
 }
 
-using ViewFn = absl::StatusOr<ViewChecksum> (*)(absl::string_view);
-
 // `ours`: pbaccel's zero-copy readers (span, PackedView::ForEach, PackedView's iterator).
 void CheckCorpus(const Corpus& corpus, const google::protobuf::Message& prototype,
-                 const std::vector<ViewFn>& ours, ViewFn protozero) {
+                 const std::vector<NamedView>& ours, ViewFn protozero) {
   ASSERT_FALSE(corpus.messages.empty());
   // CompareWithUpstream checks the generated parser (linked here) as well as the reflection path.
   ASSERT_TRUE(HasGeneratedParser(prototype)) << prototype.GetTypeName();
@@ -50,11 +48,11 @@ void CheckCorpus(const Corpus& corpus, const google::protobuf::Message& prototyp
     for (absl::string_view kernel : SupportedKernels()) {
       ScopedKernelOverride force(kernel);
       ASSERT_TRUE(force.ok()) << kernel;
-      for (ViewFn view : ours) {
-        const absl::StatusOr<ViewChecksum> a = view(m);
-        ASSERT_TRUE(a.ok()) << kernel << ": " << a.status();
-        EXPECT_EQ(a->values, b->values) << kernel;
-        EXPECT_EQ(a->sum, b->sum) << kernel;
+      for (const NamedView& view : ours) {
+        const absl::StatusOr<ViewChecksum> a = view.read(m);
+        ASSERT_TRUE(a.ok()) << kernel << ", " << view.name << ": " << a.status();
+        EXPECT_EQ(a->values, b->values) << kernel << ", " << view.name;
+        EXPECT_EQ(a->sum, b->sum) << kernel << ", " << view.name;
       }
     }
     // A few malformed variants of each real message (truncations, bit flips, bad lengths, ...).
@@ -67,14 +65,12 @@ void CheckCorpus(const Corpus& corpus, const google::protobuf::Message& prototyp
 }
 
 TEST(RealDataTest, OsmBlocksParseAsUpstream) {
-  CheckCorpus(Load(true), OSMPBF::PrimitiveBlock::default_instance(),
-              {&ReadOsmBlockPbaccel, &ReadOsmBlockPbaccelForEach, &ReadOsmBlockPbaccelIterator},
+  CheckCorpus(Load(true), OSMPBF::PrimitiveBlock::default_instance(), PbaccelOsmViews(),
               &ReadOsmBlockProtozero);
 }
 
 TEST(RealDataTest, VectorTilesParseAsUpstream) {
-  CheckCorpus(Load(false), vector_tile::Tile::default_instance(),
-              {&ReadTilePbaccel, &ReadTilePbaccelForEach, &ReadTilePbaccelIterator},
+  CheckCorpus(Load(false), vector_tile::Tile::default_instance(), PbaccelTileViews(),
               &ReadTileProtozero);
 }
 
