@@ -164,14 +164,14 @@ using internal::VarintFormat;
 PBACCEL_PACKED_VARINT_TYPES(PBACCEL_DEFINE_DECODERS)
 #undef PBACCEL_DEFINE_DECODERS
 
-absl::Status DecodePackedDeltaUInt32(absl::string_view payload, RepeatedField<uint32_t>* field,
-                                     uint32_t initial, DecodeOptions options) {
-  return internal::Append<VarintFormat::kDeltaUInt32>(payload, field, initial, options);
-}
-absl::Status DecodePackedDeltaUInt64(absl::string_view payload, RepeatedField<uint64_t>* field,
-                                     uint64_t initial, DecodeOptions options) {
-  return internal::Append<VarintFormat::kDeltaUInt64>(payload, field, initial, options);
-}
+#define PBACCEL_DEFINE_DELTA_DECODERS(Name, Format, T)                                           \
+  absl::Status DecodePacked##Name(absl::string_view payload, RepeatedField<T>* field, T initial, \
+                                  DecodeOptions options) {                                       \
+    return internal::Append<VarintFormat::Format>(payload, field, initial, options);             \
+  }
+
+PBACCEL_PACKED_DELTA_TYPES(PBACCEL_DEFINE_DELTA_DECODERS)
+#undef PBACCEL_DEFINE_DELTA_DECODERS
 
 namespace internal {
 

@@ -621,10 +621,10 @@ struct Avx512TinyDecoderImpl {
 
   // The bounded decoder's payloads of kTinyPayloadBytes + 1 to 32 bytes (the median tile geometry
   // is 17 bytes; an OSM way's refs, its first an absolute node id of five bytes, are often this
-  // long): the same steps over a 32-byte window, the second group's
-  // predecessors the first's ends. Varints of up to four bytes decode in up to two groups of 16
-  // 32-bit lanes; for 64-bit outputs, a payload holding one of five to eight bytes decodes in up to
-  // four groups of eight 64-bit lanes. A longer varint (9+ bytes; 5+ for 32-bit outputs), or more
+  // long): the same steps over a 32-byte window, the second group's predecessors the first's
+  // ends. Varints of up to four bytes decode in up to two groups of 16 32-bit lanes; for 64-bit
+  // outputs, a payload holding one of five to eight bytes decodes in up to four groups of eight
+  // 64-bit lanes (EmitGroupsOf8). A longer varint (9+ bytes; 5+ for 32-bit outputs), or more
   // values than `room`, declines (kTinyUnhandled, nothing written).
   // REQUIRES: kTinyPayloadBytes < n <= 32; [p, p + n) readable.
   static int RunUpTo32(const uint8_t* p, int n, Out* out, int room) {

@@ -192,6 +192,8 @@ TEST_P(PackedVarintApiTest, DeltaIsThePrefixSumFromInitial) {
     ASSERT_TRUE(DecodePackedDeltaUInt64(payload, &ids64, uint64_t{1} << 40).ok());
     std::vector<uint32_t> span32(n);
     ASSERT_EQ(*DecodePackedDeltaUInt32(payload, absl::MakeSpan(span32), 1000), n);
+    std::vector<uint64_t> span64(n);
+    ASSERT_EQ(*DecodePackedDeltaUInt64(payload, absl::MakeSpan(span64), uint64_t{1} << 40), n);
     uint32_t sum32 = 1000;
     uint64_t sum64 = uint64_t{1} << 40;
     ASSERT_EQ(ids32.size(), static_cast<int>(n));
@@ -201,6 +203,7 @@ TEST_P(PackedVarintApiTest, DeltaIsThePrefixSumFromInitial) {
       ASSERT_EQ(ids32.Get(i), sum32);
       ASSERT_EQ(span32[i], sum32);
       ASSERT_EQ(ids64.Get(i), sum64);
+      ASSERT_EQ(span64[i], sum64);
     }
   }
   // Into reused fields whose capacity runs out part way: the running sum carries across.

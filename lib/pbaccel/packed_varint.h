@@ -93,6 +93,10 @@ using RepeatedField = google::protobuf::RepeatedField<T>;
   X(SInt64, kSInt64, int64_t)          \
   X(Bool, kBool, bool)                 \
   X(Enum, kInt32, int)
+// The same for the two delta pairs (their forms take the running sum's initial value too).
+#define PBACCEL_PACKED_DELTA_TYPES(X)    \
+  X(DeltaUInt32, kDeltaUInt32, uint32_t) \
+  X(DeltaUInt64, kDeltaUInt64, uint64_t)
 
 // --- Append to a RepeatedField -------------------------------------------------------------------
 
@@ -163,21 +167,16 @@ absl::StatusOr<size_t> DecodeIntoSpan(VarintFormat format, absl::string_view pay
 PBACCEL_PACKED_VARINT_TYPES(PBACCEL_DECLARE_SPAN_DECODER)
 #undef PBACCEL_DECLARE_SPAN_DECODER
 
-// Delta formats have no tiny decoder: straight to the library.
-inline absl::StatusOr<size_t> DecodePackedDeltaUInt32(absl::string_view payload,
-                                                      absl::Span<uint32_t> out,
-                                                      uint32_t initial = 0,
-                                                      DecodeOptions options = {}) {
-  return internal::DecodeIntoSpan(internal::VarintFormat::kDeltaUInt32, payload, out.data(),
-                                  out.size(), initial, options);
-}
-inline absl::StatusOr<size_t> DecodePackedDeltaUInt64(absl::string_view payload,
-                                                      absl::Span<uint64_t> out,
-                                                      uint64_t initial = 0,
-                                                      DecodeOptions options = {}) {
-  return internal::DecodeIntoSpan(internal::VarintFormat::kDeltaUInt64, payload, out.data(),
-                                  out.size(), initial, options);
-}
+// DecodePackedDeltaUInt32(payload, absl::Span<uint32_t> out, uint32_t initial = 0, options = {})
+// and its UInt64 twin: delta formats have no tiny decoder, so straight to the library.
+#define PBACCEL_DECLARE_DELTA_SPAN_DECODER(Name, Format, T)                                      \
+  inline absl::StatusOr<size_t> DecodePacked##Name(absl::string_view payload, absl::Span<T> out, \
+                                                   T initial = 0, DecodeOptions options = {}) {  \
+    return internal::DecodeIntoSpan(internal::VarintFormat::Format, payload, out.data(),         \
+                                    out.size(), initial, options);                               \
+  }
+PBACCEL_PACKED_DELTA_TYPES(PBACCEL_DECLARE_DELTA_SPAN_DECODER)
+#undef PBACCEL_DECLARE_DELTA_SPAN_DECODER
 
 }  // namespace pbaccel
 
