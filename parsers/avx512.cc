@@ -191,8 +191,12 @@ inline bool NeedsScalar(const Packed& p, uint32_t lane_mask) {
 
 // Applies the format's transform to `cnt` lanes of `v` and stores them at out + n. For delta
 // formats `carry` holds the previous value in every lane and is updated.
+//
+// whole: store every lane, not just the first `cnt` (the block decoder, where the output has room
+// for them; see Walk): a store under a partial mask costs more than a whole one.
 template <VarintFormat F>
-inline void Emit(__m512i v, size_t cnt, typename Lanes<F>::Out* out, __m512i* carry) {
+inline void Emit(__m512i v, size_t cnt, typename Lanes<F>::Out* out, __m512i* carry,
+                 bool whole = false) {
   const __m512i zero = _mm512_setzero_si512();
   if constexpr (Lanes<F>::k64) {
     if constexpr (F == VarintFormat::kSInt64) {
@@ -204,8 +208,12 @@ inline void Emit(__m512i v, size_t cnt, typename Lanes<F>::Out* out, __m512i* ca
       v = _mm512_add_epi64(v, *carry);
       *carry = _mm512_permutexvar_epi64(_mm512_set1_epi64(static_cast<int64_t>(cnt - 1)), v);
     }
-    // Always a masked store: no branch on whether the group is full.
-    _mm512_mask_storeu_epi64(out, static_cast<__mmask8>((1u << cnt) - 1), v);
+    // Otherwise a masked store: no branch on whether the group is full.
+    if (whole) {
+      _mm512_storeu_si512(out, v);
+    } else {
+      _mm512_mask_storeu_epi64(out, static_cast<__mmask8>((1u << cnt) - 1), v);
+    }
   } else {
     if constexpr (F == VarintFormat::kSInt32) {
       v = ZigZag32(v);
@@ -217,10 +225,12 @@ inline void Emit(__m512i v, size_t cnt, typename Lanes<F>::Out* out, __m512i* ca
       v = _mm512_add_epi32(v, *carry);
       *carry = _mm512_permutexvar_epi32(_mm512_set1_epi32(static_cast<int32_t>(cnt - 1)), v);
     }
-    const __mmask16 m = static_cast<__mmask16>((1u << cnt) - 1);
+    const __mmask16 m = static_cast<__mmask16>(whole ? 0xFFFF : (1u << cnt) - 1);
     if constexpr (F == VarintFormat::kBool) {
       const __m128i bytes = _mm512_cvtepi32_epi8(_mm512_min_epu32(v, _mm512_set1_epi32(1)));
       _mm_mask_storeu_epi8(out, m, bytes);
+    } else if (whole) {
+      _mm512_storeu_si512(out, v);
     } else {
       _mm512_mask_storeu_epi32(out, m, v);
     }
@@ -235,22 +245,28 @@ inline void Emit(__m512i v, size_t cnt, typename Lanes<F>::Out* out, __m512i* ca
 // deltas decode about 10% faster so. Delta formats go through Emit, half by half, for their carry.
 template <VarintFormat F>
 __attribute__((always_inline)) inline void EmitShort64(__m512i v, size_t cnt,
-                                                       typename Lanes<F>::Out* out,
-                                                       __m512i* carry) {
+                                                       typename Lanes<F>::Out* out, __m512i* carry,
+                                                       bool whole = false) {
   static_assert(Lanes<F>::k64, "64-bit formats only");
   if constexpr (FormatTraits<F>::kDelta) {
-    Emit<F>(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(v)), cnt < 8 ? cnt : 8, out, carry);
+    Emit<F>(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(v)), cnt < 8 ? cnt : 8, out, carry, whole);
     if (cnt > 8) {
-      Emit<F>(_mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(v, 1)), cnt - 8, out + 8, carry);
+      Emit<F>(_mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(v, 1)), cnt - 8, out + 8, carry,
+              whole);
     }
   } else {
     // Values below 2^28 (and their zigzag decodings) sign-extend to their 64-bit selves.
     const __m512i w = F == VarintFormat::kSInt64 ? ZigZag32(v) : v;
-    const uint32_t lanes = (1u << cnt) - 1;
-    _mm512_mask_storeu_epi64(out, static_cast<__mmask8>(lanes),
-                             _mm512_cvtepi32_epi64(_mm512_castsi512_si256(w)));
-    _mm512_mask_storeu_epi64(out + 8, static_cast<__mmask8>(lanes >> 8),
-                             _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(w, 1)));
+    const __m512i lo = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(w));
+    const __m512i hi = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(w, 1));
+    if (whole) {
+      _mm512_storeu_si512(out, lo);
+      _mm512_storeu_si512(out + 8, hi);
+    } else {
+      const uint32_t lanes = (1u << cnt) - 1;
+      _mm512_mask_storeu_epi64(out, static_cast<__mmask8>(lanes), lo);
+      _mm512_mask_storeu_epi64(out + 8, static_cast<__mmask8>(lanes >> 8), hi);
+    }
   }
 }
 
@@ -393,12 +409,17 @@ struct Avx512Decoder {
       const uint32_t last = 63 - static_cast<uint32_t>(_lzcnt_u64(term));
       const uint64_t consumed_mask = (uint64_t{2} << last) - 1;  // last == 63: wraps to all ones.
 
+      // In payloads of short varints, whole groups are stored where the output has room for a
+      // last group's extra lanes (out[n + nvar, cap) may be overwritten: kernel_abi.h): a store
+      // under a partial mask costs more. DenseNodes' deltas decode 8% faster, the tiles workload
+      // 7-13%. Not in Walk<false>, where the test alone slowed W1 and int32neg25.
+      const bool whole = kShortBlocks && cap - n >= nvar + 16;
       if (open == 0 && (cont & consumed_mask) == 0) {
         if (kStrict && F == VarintFormat::kBool &&
             _mm512_mask_cmpgt_epu8_mask(consumed_mask, block, _mm512_set1_epi8(1))) {
           return ScalarGroup(p, start, 0, nvar, term, out, n, delta_base);  // Names the overflow.
         }
-        OneByteStep(&p, end, &block, nvar, consumed_mask, out, &n, cap, &carry);
+        OneByteStep(&p, end, &block, nvar, consumed_mask, out, &n, cap, &carry, whole);
       } else {
         // Every varint ending here at most four bytes long: the first (the open one's bytes and
         // its continuation bytes here) and those starting here (no run of four continuation bits).
@@ -409,9 +430,9 @@ struct Avx512Decoder {
                              static_cast<uint64_t>(open + _tzcnt_u64(term) >= 4)) == 0;
         const DecodeResult r = short_varints
                                    ? GroupSteps<true>(p, start, prev_block, block, prev_end, term,
-                                                      nvar, out, n, delta_base, &carry)
+                                                      nvar, out, n, delta_base, &carry, whole)
                                    : GroupSteps<false>(p, start, prev_block, block, prev_end, term,
-                                                       nvar, out, n, delta_base, &carry);
+                                                       nvar, out, n, delta_base, &carry, whole);
         if (r.status != DecodeStatus::kOk) return r;
       }
       // Here term != 0 (the check above), so nvar >= 1.
@@ -430,15 +451,16 @@ struct Avx512Decoder {
   }
 
   // Step for a block whose `nvar` varints (in bytes `consumed_mask` of *block, at *p) are all one
-  // byte long: the values are the bytes, zero-extended, stored at out + *n. When the whole block is
-  // such varints, following blocks that are too are taken by the shortest loop (load, test, store;
-  // docs/kernels.md has its gain), which advances *p, *n and
-  // *block past them (strict bool checks each block's values first, so it stays on the driver's
-  // loop). REQUIRES: *n + nvar <= cap.
+  // byte long: the values are the bytes, zero-extended, stored at out + *n (in whole groups if
+  // `whole`: see Walk). When the whole block is such varints, following
+  // blocks that are too are taken by the shortest loop (load, test, store; docs/kernels.md has its
+  // gain), which advances *p, *n and *block past them (strict bool checks each block's values
+  // first, so it stays on the driver's loop). REQUIRES: *n + nvar <= cap.
   __attribute__((always_inline)) static void OneByteStep(const uint8_t** p, const uint8_t* end,
                                                          __m512i* block, size_t nvar,
                                                          uint64_t consumed_mask, Out* out,
-                                                         size_t* n, size_t cap, __m512i* carry) {
+                                                         size_t* n, size_t cap, __m512i* carry,
+                                                         bool whole) {
     if (nvar == 64) {
       EmitOneByteBlock<F>(*block, out + *n, carry);
       while (!(kStrict && F == VarintFormat::kBool) && end - *p >= 128 && cap - *n - 64 >= 64) {
@@ -458,7 +480,7 @@ struct Avx512Decoder {
         const size_t cnt = nvar - g < L::kPerGroup ? nvar - g : L::kPerGroup;
         const __m128i b16 = _mm512_castsi512_si128(bytes);
         Emit<F>(L::k64 ? _mm512_cvtepu8_epi64(b16) : _mm512_cvtepu8_epi32(b16), cnt, out + *n + g,
-                carry);
+                carry, whole);
         bytes = _mm512_alignr_epi64(_mm512_setzero_si512(), bytes, L::k64 ? 1 : 2);
       }
     }
@@ -469,8 +491,8 @@ struct Avx512Decoder {
   // below 64), in groups of 16 (8 for 64-bit outputs). vpcompressb of kBlockOffsets under `term`
   // lists their end offsets; per group, one vpermb spreads each varint's end, and its
   // predecessor's, into its lane, Pack32/Pack64 gather and join its bytes, and Emit stores. A group
-  // NeedsScalar rejects goes through the bounded scalar reader. Writes out[n, n + nvar); returns
-  // kOk, or the scalar reader's error.
+  // NeedsScalar rejects goes through the bounded scalar reader. Writes out[n, n + nvar) (whole
+  // groups if `whole`: up to 15 elements past them too); returns kOk, or the scalar reader's error.
   //
   // kShort: every varint is at most four bytes long (the driver checked), so Pack32UpTo4's 28 bits
   // are the whole value: groups of 16 in 32-bit lanes for every format, widened to two halves of
@@ -478,7 +500,8 @@ struct Avx512Decoder {
   template <bool kShort>
   __attribute__((always_inline)) static DecodeResult GroupSteps(
       const uint8_t* p, const uint8_t* start, __m512i prev_block, __m512i block, uint32_t prev_end,
-      uint64_t term, size_t nvar, Out* out, size_t n, uint64_t delta_base, __m512i* carry) {
+      uint64_t term, size_t nvar, Out* out, size_t n, uint64_t delta_base, __m512i* carry,
+      bool whole) {
     constexpr bool kLanes32 = kShort || !L::k64;
     constexpr size_t kPerGroup = kLanes32 ? 16 : 8;
     // Window offsets of the terminators of the block's varints, in order.
@@ -509,9 +532,9 @@ struct Avx512Decoder {
                           : _mm512_set1_epi32(static_cast<int32_t>(out[n + g + cnt - 1]));
         }
       } else if constexpr (kShort && L::k64) {
-        EmitShort64<F>(packed.v, cnt, out + n + g, carry);
+        EmitShort64<F>(packed.v, cnt, out + n + g, carry, whole);
       } else {
-        Emit<F>(packed.v, cnt, out + n + g, carry);
+        Emit<F>(packed.v, cnt, out + n + g, carry, whole);
       }
       pe_prev = eb;
       rep = _mm512_add_epi8(rep, rep_step);

@@ -29,7 +29,9 @@
 //   REQUIRES: p <= end; [p, end) readable; `out` points to `cap` elements of the format's output
 //             type (may be null when cap == 0).
 //   Reads:    only bytes in [p, end). Never a byte at or past `end`, never a byte before `p`.
-//   Writes:   out[0 .. result.count), nothing else.
+//   Writes:   the values to out[0 .. result.count), and nothing at or past out[cap]. Elements of
+//             out[result.count, cap) may be overwritten too: block decoders store whole vectors
+//             where `cap` leaves room for them (a store under a partial mask costs more).
 //   Returns:  kOk with pos == end and count = number of varints, when the whole payload decoded;
 //             kOutputFull when `cap` values were written and bytes remain, pos = the next varint;
 //             an error with pos = the first byte of the offending varint and count = the values

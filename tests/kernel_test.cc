@@ -10,6 +10,7 @@
 // A kernel this CPU cannot run is skipped with the missing features named. Adding a kernel to the
 // registry adds it here; no test code changes.
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -414,6 +415,58 @@ TEST_P(KernelTest, GuardPagesAtEveryLength) {
     }
     payload.resize(n);  // May cut the last varint: also exercises truncation against the guard.
     for (VarintFormat f : AllFormats()) Check(f, payload, false, /*check_upstream=*/n <= 1024);
+  }
+}
+
+// Room to spare: long payloads of short varints (1,024 bytes and more of varints of at most one,
+// two or four bytes: avx512's mostly-short block path), ending at every distance from a block's
+// end, decoded with 0-48 elements of room past their values and a sentinel tail past `cap`. The
+// values must be right and nothing at or past out[cap] written (kernel contract: elements of
+// out[count, cap) may be). avx512 stores whole groups of 16 where the room allows: some case must
+// show it (a write past the values), so the test fails if that path stops running.
+TEST_P(KernelTest, SpareRoomIsUsedOnlyBelowCap) {
+  std::mt19937_64 rng(23);
+  constexpr size_t kSentinel = 64;
+  bool wrote_past_values = false;
+  for (size_t total = 1024; total <= 1024 + 320; total += 7) {
+    for (const int max_length : {1, 2, 4}) {
+      std::string payload;
+      while (payload.size() < total) {
+        int length = 1 + static_cast<int>(rng() % static_cast<uint64_t>(max_length));
+        length = std::min(length, static_cast<int>(total - payload.size()));
+        payload += Varint(rng() >> (64 - 7 * length), length);
+      }
+      const absl::string_view input = guard_.CopyFlushEnd(payload);
+      const uint8_t* begin = reinterpret_cast<const uint8_t*>(input.data());
+      for (VarintFormat format : AllFormats()) {
+        const Expected expected = ExpectedDecode(format, payload, /*strict=*/false);
+        ASSERT_EQ(expected.status, DecodeStatus::kOk);
+        const size_t count = expected.values.size();
+        const size_t elem = OutputSize(format);
+        for (const size_t spare : {size_t{0}, size_t{5}, size_t{15}, size_t{16}, size_t{48}}) {
+          SCOPED_TRACE(absl::StrCat("kernel=", kernel().name, " format=", FormatName(format),
+                                    " bytes=", total, " longest=", max_length, " spare=", spare));
+          const size_t cap = count + spare;
+          std::vector<unsigned char> out((cap + kSentinel) * elem, 0xA5);
+          const DecodeResult r = kernel().Decoder(format, /*strict=*/false)(
+              begin, begin + payload.size(), out.data(), cap, /*delta_base=*/0);
+          ASSERT_EQ(StatusName(r.status), StatusName(DecodeStatus::kOk));
+          ASSERT_EQ(r.count, count);
+          for (size_t i = 0; i < count; ++i) {
+            ASSERT_EQ(OutputBits(format, out.data(), i), expected.values[i]) << "value " << i;
+          }
+          for (size_t i = cap * elem; i < out.size(); ++i) {
+            ASSERT_EQ(out[i], 0xA5) << "wrote past the output's capacity at byte " << i;
+          }
+          for (size_t i = count * elem; i < cap * elem; ++i) {
+            wrote_past_values |= out[i] != 0xA5;
+          }
+        }
+      }
+    }
+  }
+  if (std::string(kernel().name) == "avx512") {
+    EXPECT_TRUE(wrote_past_values) << "avx512's whole-group stores did not run";
   }
 }
 

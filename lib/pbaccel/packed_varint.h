@@ -35,6 +35,9 @@
 //   absl::StatusOr<size_t> DecodePackedT(payload, absl::Span<T> out, options)
 //       Decodes into a caller's buffer and returns the number of values. If the payload holds more
 //       values than `out` has room for, returns kResourceExhausted (saying how many it holds).
+//       Elements of `out` past the returned count may be overwritten (the kernels store whole
+//       vectors where `out` has room): to keep the rest of a larger buffer, pass a span of just
+//       the payload's count (CountVarints, skip_size.h).
 //       On error the contents of `out` are unspecified.
 //
 // Errors (absl::Status codes):
