@@ -317,6 +317,7 @@ constexpr ByteVector MakeLaneIndex(int lane_bytes) {
   for (int i = 0; i < 64; ++i) v.b[i] = static_cast<uint8_t>(i / lane_bytes);
   return v;
 }
+constexpr ByteVector kLaneIndex8 = MakeLaneIndex(1);  // Byte i holds i.
 constexpr ByteVector kLaneIndex32 = MakeLaneIndex(4);
 constexpr ByteVector kLaneIndex64 = MakeLaneIndex(8);
 
@@ -570,10 +571,10 @@ struct Avx512Decoder {
 // kBounded: the bounded tiny decoder (kernel_abi.h) - the same steps, which read and write only
 // the payload's bytes and values; where the generic decoder would take over (it reads and writes
 // past them) it returns kTinyUnhandled, as it does for more values than `room`. For 64-bit outputs
-// every payload takes RunUpTo64, so no branch chooses a path by the payload's length: OSM ways'
-// refs (sint64, 21 bytes on average, about half of them at most 16) mispredicted the 16- and
-// 32-byte tests, and one path read OSM 5% faster. 32-bit outputs keep the three paths (the tiles
-// read 2% slower through one path).
+// every payload of up to 64 bytes takes RunUpTo64, so no branch chooses a path by its length: OSM
+// ways' refs (sint64, 21 bytes on average, about half of them at most 16) mispredicted the 16- and
+// 32-byte tests, and one path read OSM 5% faster; RunUpTo128 takes 65-128 bytes. 32-bit outputs
+// keep the three paths (the tiles read 2% slower through one path) and stop at 64 bytes.
 template <VarintFormat F, bool kBounded>
 struct Avx512TinyDecoderImpl {
   using Out = typename FormatTraits<F>::Out;
@@ -586,8 +587,11 @@ struct Avx512TinyDecoderImpl {
       Out* const out = static_cast<Out*>(out_void);
       const int n = static_cast<int>(end - p);
       if (n == 0) return 0;
-      if (kBounded && sizeof(Out) == 8) return RunUpTo64(p, n, out, room);  // See above.
+      if constexpr (kBounded && sizeof(Out) == 8) {  // See above.
+        return n <= 64 ? RunUpTo64(p, n, out, room) : RunUpTo128(p, n, out, room);
+      }
       if (kBounded && n > kTinyPayloadBytes) {
+        if (n > BoundedTinyPayloadBytes(F)) return kTinyUnhandled;
         return n <= 32 ? RunUpTo32(p, n, out, room) : RunUpTo64(p, n, out, room);
       }
       const uint32_t in = (1u << n) - 1;  // n <= 16.
@@ -692,18 +696,15 @@ struct Avx512TinyDecoderImpl {
     return count;
   }
 
-  // The bounded decoder's payloads of 33 to kBoundedTinyPayloadBytes (64) bytes (longer tile
-  // geometries), and all of them, 1 to 64 bytes, for 64-bit outputs (OSM ways' refs): the same
-  // steps over a window of one masked 64-byte load, each group's predecessors the previous group's
-  // ends. Varints of up to four bytes decode in groups of 16 32-bit lanes; for 64-bit outputs, a
-  // payload holding one of five to eight bytes (an OSM way's refs start with an absolute node id
-  // of five bytes) decodes in groups of eight 64-bit lanes (EmitGroupsOf8). A longer varint (9+
-  // bytes; 5+ for 32-bit outputs), or more values than `room`, declines (kTinyUnhandled, nothing
-  // written).
-  // REQUIRES: 0 < n <= kBoundedTinyPayloadBytes (32 < n for 32-bit and bool formats);
-  // [p, p + n) readable.
+  // The bounded decoder's payloads of 33 to 64 bytes (longer tile geometries), and all of them, 1
+  // to 64 bytes, for 64-bit outputs (OSM ways' refs): the same steps over a window of one masked
+  // 64-byte load, each group's predecessors the previous group's ends. Varints of up to four bytes
+  // decode in groups of 16 32-bit lanes; for 64-bit outputs, a payload holding one of five to eight
+  // bytes (an OSM way's refs start with an absolute node id of five bytes) decodes in groups of
+  // eight 64-bit lanes (EmitGroupsOf8). A longer varint (9+ bytes; 5+ for 32-bit outputs), or more
+  // values than `room`, declines (kTinyUnhandled, nothing written). REQUIRES: 0 < n <= 64 (32 < n
+  // for 32-bit and bool formats); [p, p + n) readable.
   static int RunUpTo64(const uint8_t* p, int n, Out* out, int room) {
-    static_assert(kBoundedTinyPayloadBytes == 64, "one 64-byte load");
     const uint64_t in = _bzhi_u64(~uint64_t{0}, static_cast<uint32_t>(n));
     const __m512i bytes = _mm512_maskz_loadu_epi8(in, p);
     const uint64_t cont = _mm512_movepi8_mask(bytes);
@@ -745,6 +746,69 @@ struct Avx512TinyDecoderImpl {
       EmitLanes32(Pack32UpTo4(bytes, bytes, pe, eb), std::min(count - g, 16), out + g);
       pe_prev = eb;
       rep = _mm512_add_epi8(rep, _mm512_set1_epi8(16));
+    }
+    return count;
+  }
+
+  // The bounded decoder's payloads of 65 to 128 bytes for 64-bit outputs (OSM ways with many refs):
+  // a window of two 64-byte loads (the first whole, the second masked), the payload at window
+  // offsets 0..127, each half's terminator offsets compressed and the two lists joined into one
+  // (the first varint's predecessor is offset 255, one before 0 in byte arithmetic), then groups
+  // of eight 64-bit lanes as in EmitGroupsOf8. A payload of one-byte varints only is its bytes,
+  // widened. Declines (kTinyUnhandled, nothing written) a varint of 9+ bytes, more values than
+  // `room`, and more than 64 values that are not all one byte long (one list of ends holds 64).
+  // REQUIRES: 64 < n <= 128; [p, p + n) readable; a 64-bit format.
+  static int RunUpTo128(const uint8_t* p, int n, Out* out, int room) {
+    const uint64_t in_hi = _bzhi_u64(~uint64_t{0}, static_cast<uint32_t>(n - 64));
+    const __m512i lo = _mm512_loadu_si512(p);
+    const __m512i hi = _mm512_maskz_loadu_epi8(in_hi, p + 64);
+    const uint64_t cont_lo = _mm512_movepi8_mask(lo);
+    const uint64_t cont_hi = _mm512_movepi8_mask(hi);
+    if ((cont_hi >> (n - 65)) != 0) return kTinyMalformed;  // The payload ends inside a varint.
+    const uint64_t term_hi = ~cont_hi & in_hi;
+    const int count_lo = static_cast<int>(_mm_popcnt_u64(~cont_lo));
+    const int count = count_lo + static_cast<int>(_mm_popcnt_u64(term_hi));
+    if (count > room) return kTinyUnhandled;
+    if ((cont_lo | cont_hi) == 0) {
+      // One-byte varints only (count == n): each 16 bytes widened, under its own clamped count.
+      const auto sixteen = [count](int q) { return std::clamp(count - 16 * q, 0, 16); };
+      EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(lo, 0)), 16, out);
+      EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(lo, 1)), 16, out + 16);
+      EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(lo, 2)), 16, out + 32);
+      EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(lo, 3)), 16, out + 48);
+      EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(hi, 0)), sixteen(4), out + 64);
+      EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(hi, 1)), sixteen(5), out + 80);
+      EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(hi, 2)), sixteen(6), out + 96);
+      EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(hi, 3)), sixteen(7), out + 112);
+      return count;
+    }
+    if (count > 64) return kTinyUnhandled;
+    // A varint of 9+ bytes: a run of eight continuation bytes in either half, or across them.
+    const uint64_t r4_lo = RunsOf4(cont_lo);
+    const uint64_t r4_hi = RunsOf4(cont_hi);
+    const uint64_t across = _lzcnt_u64(~cont_lo) + _tzcnt_u64(~cont_hi);
+    if (((r4_lo & (r4_lo >> 4)) | (r4_hi & (r4_hi >> 4)) | static_cast<uint64_t>(across >= 8)) !=
+        0) {
+      return kTinyUnhandled;
+    }
+    // The terminators' window offsets, in order: the first half's (0..63), then the second's.
+    const __m512i iota = kLaneIndex8.Load();
+    const __m512i ends_lo = _mm512_maskz_compress_epi8(~cont_lo, iota);
+    const __m512i ends_hi = _mm512_maskz_compress_epi8(term_hi, kBlockOffsets.Load());
+    const __mmask64 from_hi = ~_bzhi_u64(~uint64_t{0}, static_cast<uint32_t>(count_lo));
+    const __m512i pick = _mm512_mask_add_epi8(iota, from_hi, iota,
+                                              _mm512_set1_epi8(static_cast<char>(64 - count_lo)));
+    const __m512i ends = _mm512_permutex2var_epi8(ends_lo, pick, ends_hi);
+    __m512i rep = kLaneIndex64.Load();
+    __m512i pe_prev = _mm512_set1_epi8(-1);
+    for (int g = 0; g < count; g += 8) {
+      const __m512i eb = _mm512_permutexvar_epi8(rep, ends);
+      const __m512i pe = _mm512_alignr_epi64(eb, pe_prev, 7);
+      __m512i unused_carry;
+      Emit<F>(Pack64UpTo8(lo, hi, pe, eb), static_cast<size_t>(std::min(count - g, 8)), out + g,
+              &unused_carry);
+      pe_prev = eb;
+      rep = _mm512_add_epi8(rep, _mm512_set1_epi8(8));
     }
     return count;
   }

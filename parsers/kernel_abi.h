@@ -130,11 +130,20 @@ using TinyDecodeFn = int (*)(const uint8_t* p, const uint8_t* end, void* out, in
 //   Returns:  as decode_tiny; also kTinyUnhandled, having written nothing, when the payload
 //             holds more than `room` values.
 //
-// Its payloads go up to 64 bytes, four times decode_tiny's: with no slack to offer, a caller of
-// the bounded decoder has no cheaper way for a payload of 17-64 bytes than the kernel's block
-// loop, and such payloads are common (a tile's median geometry is 17 bytes, 89 % are at most 32;
-// 96 % of an OSM block's way refs are at most 64 bytes, 85 % at most 32).
-inline constexpr int kBoundedTinyPayloadBytes = 64;
+// Its payloads go up to 64 bytes, four times decode_tiny's, and up to 128 for 64-bit outputs
+// (BoundedTinyPayloadBytes): with no slack to offer, a caller of the bounded decoder has no
+// cheaper way for such a payload than the kernel's block loop, and they are common (a tile's
+// median geometry is 17 bytes, 89 % are at most 32; 96 % of an OSM block's way refs are at most
+// 64 bytes, 85 % at most 32, and nearly all the rest at most 128). A caller may pass the bounded
+// decoder a payload of up to kBoundedTinyPayloadBytes in any format; one longer than its
+// format's BoundedTinyPayloadBytes is declined (kTinyUnhandled, nothing read or written).
+inline constexpr int kBoundedTinyPayloadBytes = 128;
+constexpr int BoundedTinyPayloadBytes(VarintFormat format) {
+  return format == VarintFormat::kInt64 || format == VarintFormat::kUInt64 ||
+                 format == VarintFormat::kSInt64
+             ? 128
+             : 64;
+}
 
 // Encoded sizes: the bytes n values take as varints, with protobuf's rules (a negative int32 takes
 // 10 bytes, as its int64 sign extension; sint types are zigzag-encoded first). int64 uses kUInt64
@@ -182,11 +191,11 @@ struct KernelDescriptor {
     return decode_tiny_bounded[static_cast<int>(format)];
   }
   // The bounded tiny decoder on [p, end) into `out` (room for `cap` values), when the payload is
-  // at most kBoundedTinyPayloadBytes and the kernel has one for `format`: its result (values, or
-  // kTinyMalformed / kTinyUnhandled); else kTinyUnhandled, nothing read or written.
+  // at most BoundedTinyPayloadBytes(format) and the kernel has one for `format`: its result
+  // (values, or kTinyMalformed / kTinyUnhandled); else kTinyUnhandled, nothing read or written.
   int DecodeTinyBounded(VarintFormat format, const uint8_t* p, const uint8_t* end, void* out,
                         size_t cap) const {
-    if (end - p > kBoundedTinyPayloadBytes) return kTinyUnhandled;
+    if (end - p > BoundedTinyPayloadBytes(format)) return kTinyUnhandled;
     const TinyDecodeFn tiny = BoundedTinyDecoder(format);
     if (tiny == nullptr) return kTinyUnhandled;
     const size_t most = static_cast<size_t>(kBoundedTinyPayloadBytes);

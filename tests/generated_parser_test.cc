@@ -411,7 +411,8 @@ TEST_P(GeneratedPackedTest, TinyPayloadsTakeTheKernelsTinyDecoder) {
 TEST_P(GeneratedPackedTest, PayloadsUpTo64BytesTakeTheBoundedTinyDecoder) {
   testing::ScopedCountingBoundedTinyDecoder counting(VarintFormat::kUInt32);
 
-  static_assert(internal::kBoundedTinyPayloadBytes == 64, "the sizes below straddle it");
+  static_assert(internal::BoundedTinyPayloadBytes(VarintFormat::kUInt32) == 64,
+                "the sizes below straddle it");
   for (const int values : {12, 20, 40}) {  // 24, 40 and 80 bytes of two-byte varints.
     for (const bool more_after : {false, true}) {
       test3::All3 expected;

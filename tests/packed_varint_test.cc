@@ -261,7 +261,8 @@ TEST_P(PackedVarintApiTest, ShortPayloadsTakeTheBoundedTinyDecoder) {
   const std::string twice = tiny + tiny;   // 24 bytes: over kTinyPayloadBytes, still bounded-tiny.
   const std::string four = twice + twice;  // 48 bytes: over 32, still bounded-tiny.
   const std::string longer = four + four;  // 96 bytes.
-  static_assert(internal::kBoundedTinyPayloadBytes == 64, "the sizes above straddle it");
+  static_assert(internal::BoundedTinyPayloadBytes(VarintFormat::kUInt32) == 64,
+                "the sizes above straddle it");
   for (const std::string* payload : {&tiny, &twice, &four, &longer}) {
     const size_t expected_values = payload->size() / tiny.size() * values.size();
     const bool bounded_tiny = payload != &longer;
@@ -282,6 +283,48 @@ TEST_P(PackedVarintApiTest, ShortPayloadsTakeTheBoundedTinyDecoder) {
     ASSERT_EQ(read.size(), expected_values);
     for (size_t i = 0; i < read.size(); ++i) ASSERT_EQ(read[i], values[i % values.size()]) << i;
     EXPECT_EQ(counting.calls(), bounded_tiny ? 1 : 0) << "PackedView, bytes=" << payload->size();
+  }
+}
+
+// The same for 64-bit types, whose bound is 128 bytes (BoundedTinyPayloadBytes): sint64 payloads
+// like an OSM way's refs (a five-byte first value, then small deltas) of 30, 60 and 120 bytes
+// call the bounded tiny decoder; a span decode of one of 240 bytes does not (PackedView may give
+// that one's last chunk to it).
+TEST_P(PackedVarintApiTest, Short64BitPayloadsTakeTheBoundedTinyDecoderUpTo128Bytes) {
+  ScopedCountingBoundedTinyDecoder counting(VarintFormat::kSInt64);
+
+  const std::vector<uint64_t> raw = {9876543210, 3, 300, 70000, 0, 127, 128};  // 15 bytes.
+  const std::string unit = EncodePacked(raw);
+  const std::string twice = unit + unit;
+  const std::string four = twice + twice;
+  const std::string eight = four + four;      // 120 bytes: over 64, still bounded-tiny.
+  const std::string sixteen = eight + eight;  // 240 bytes.
+  static_assert(internal::BoundedTinyPayloadBytes(VarintFormat::kSInt64) == 128,
+                "the sizes above straddle it");
+  for (const std::string* payload : {&twice, &four, &eight, &sixteen}) {
+    const size_t expected_values = payload->size() / unit.size() * raw.size();
+    const bool bounded_tiny = payload != &sixteen;
+    SCOPED_TRACE(absl::StrCat("bytes=", payload->size()));
+    counting.ResetCalls();
+    int64_t out[128];
+    const absl::StatusOr<size_t> n = DecodePackedSInt64(*payload, absl::MakeSpan(out));
+    ASSERT_TRUE(n.ok()) << n.status();
+    ASSERT_EQ(*n, expected_values);
+    for (size_t i = 0; i < *n; ++i) {
+      const uint64_t v = raw[i % raw.size()];
+      ASSERT_EQ(out[i], static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1)) << i;
+    }
+    EXPECT_EQ(counting.calls(), bounded_tiny ? 1 : 0);
+    counting.ResetCalls();
+    size_t read = 0;
+    for (int64_t v : PackedView<PackedType::kSInt64>(*payload)) {
+      ASSERT_EQ(v, out[read]) << read;
+      ++read;
+    }
+    ASSERT_EQ(read, expected_values);
+    if (bounded_tiny) {
+      EXPECT_EQ(counting.calls(), 1) << "PackedView";
+    }
   }
 }
 

@@ -53,9 +53,9 @@
 // kernel (16 bytes for most; 0 for avx512, whose masked loads make tiny payloads cheap)
 // payloads decode in a simple inline loop, so tiny fields (the common case in real messages) pay
 // nothing for bulk machinery that would not pay off; with avx512, lenient span decodes of up to 64
-// bytes take its bounded tiny decoder (no per-varint loop; it reads only the payload and writes
-// only the values), called from the inline span functions below without a call into the library
-// first.
+// bytes (128 for 64-bit types) take its bounded tiny decoder (no per-varint loop; it reads only
+// the payload and writes only the values), called from the inline span functions below without a
+// call into the library first.
 // Thread-safe: concurrent calls on different outputs are fine.
 
 #ifndef PBACCEL_PACKED_VARINT_H_
@@ -132,10 +132,11 @@ absl::Status DecodePackedDeltaUInt64(absl::string_view payload, RepeatedField<ui
 
 // --- Decode into a caller's buffer ---------------------------------------------------------------
 //
-// Inline: a lenient decode of a short payload (at most kBoundedTinyPayloadBytes, 64) first tries
-// the active kernel's bounded tiny decoder right here, so a tiny field costs the kernel fetch and
-// that one call (tiles' zero-copy read: 1.87-1.94x -> 1.96-2.02x protozero on an Intel Xeon, see
-// docs/kernels.md); everything else, and what it declines, goes to the library's decoder.
+// Inline: a lenient decode of a short payload (at most BoundedTinyPayloadBytes: 64 bytes, 128 for
+// 64-bit types) first tries the active kernel's bounded tiny decoder right here, so a tiny field
+// costs the kernel fetch and that one call (tiles' zero-copy read: 1.87-1.94x -> 1.96-2.02x
+// protozero on an Intel Xeon, see docs/kernels.md); everything else, and what it declines, goes to
+// the library's decoder.
 
 namespace internal {
 
@@ -145,7 +146,9 @@ namespace internal {
 inline int TryDecodeTinyInline(VarintFormat format, absl::string_view payload, void* out,
                                size_t cap, DecodeOptions options) {
   // Longer payloads and strict decodes leave at once, before the kernel is fetched.
-  if (options.strict || payload.size() > static_cast<size_t>(kBoundedTinyPayloadBytes)) return -1;
+  if (options.strict || payload.size() > static_cast<size_t>(BoundedTinyPayloadBytes(format))) {
+    return -1;
+  }
   const uint8_t* const p = reinterpret_cast<const uint8_t*>(payload.data());
   return ActiveKernel().DecodeTinyBounded(format, p, p + payload.size(), out, cap);
 }

@@ -153,8 +153,9 @@ class PackedView {
         return n;
       } else {
         // At the end no call: a short field's ForEach or iteration takes one, not two. A rest of
-        // at most kBoundedTinyPayloadBytes (64) tries the kernel's bounded tiny decoder inline, as
-        // the span decoders do (packed_varint.h); what it declines the library decodes and names.
+        // at most BoundedTinyPayloadBytes (64; 128 for 64-bit types) tries the kernel's bounded
+        // tiny decoder inline, as the span decoders do (packed_varint.h); what it declines the
+        // library decodes and names.
         if (pos_ >= payload_.size()) return size_t{0};
         const int n =
             internal::TryDecodeTinyInline(internal::VarintFormatOf(kType), payload_.substr(pos_),
