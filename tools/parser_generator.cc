@@ -152,10 +152,19 @@ class MessageWriter {
     if (reusable.empty()) {
       out_->Print("  if (reuse) msg->Clear();\n");
     } else {
-      std::string fields;
-      for (const FieldDescriptor* f : reusable)
-        fields += ", msg->mutable_" + cpp::FieldName(f) + "()";
-      out_->Print("  if (reuse) ClearKeeping(msg$fields$);\n", "fields", fields);
+      // ClearKeeping's test for a plain Clear(), a line per field, then the fields.
+      out_->Print("  if (reuse) {\n    ClearKeeping(msg,\n");
+      for (size_t i = 0; i < reusable.size(); ++i) {
+        out_->Print("                 msg->$field$_size() $test$$and$\n", "field",
+                    cpp::FieldName(reusable[i]), "test",
+                    Shallow(reusable[i]) ? "<= kClearedInPlaceElements" : "== 0", "and",
+                    i + 1 < reusable.size() ? " &&" : ",");
+      }
+      for (size_t i = 0; i < reusable.size(); ++i) {
+        out_->Print("                 msg->mutable_$field$()$sep$\n", "field",
+                    cpp::FieldName(reusable[i]), "sep", i + 1 < reusable.size() ? "," : ");");
+      }
+      out_->Print("  }\n");
       for (const FieldDescriptor* f : reusable) {
         out_->Print("  ReusedElements<$type$> $field$_elements(msg->mutable_$field$(), reuse);\n",
                     "type",
@@ -300,6 +309,36 @@ class MessageWriter {
     return f->cpp_type() == FieldDescriptor::CPPTYPE_STRING;
   }
 
+  bool HasReusableField(const Descriptor* d) const {
+    for (int i = 0; i < d->field_count(); ++i) {
+      if (Reusable(d->field(i))) return true;
+    }
+    return false;
+  }
+
+  // Whether a parse in place of a `d` reuses old elements anywhere below it: in its own repeated
+  // fields or, recursively, in its singular submessages'. `seen` stops recursive types.
+  bool ReusesElementsBelow(const Descriptor* d, std::set<const Descriptor*>* seen) const {
+    if (!seen->insert(d).second) return false;
+    if (HasReusableField(d)) return true;
+    for (int i = 0; i < d->field_count(); ++i) {
+      const FieldDescriptor* f = d->field(i);
+      if (!f->is_repeated() && f->message_type() != nullptr &&
+          generated_.count(f->message_type()) != 0 &&
+          ReusesElementsBelow(f->message_type(), seen)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // A reusable field whose elements reuse nothing themselves (strings, a profile Location's
+  // Lines), so that Clear() resets a few of them cheaply (ClearKeeping in generated_parser.h).
+  bool Shallow(const FieldDescriptor* f) const {
+    std::set<const Descriptor*> seen;
+    return f->message_type() == nullptr || !ReusesElementsBelow(f->message_type(), &seen);
+  }
+
   // A singular submessage (not in a oneof) of a type this file parses whose parser reuses the
   // elements of some of its fields: worth setting aside through the clear (KeptSubmessage).
   bool Kept(const FieldDescriptor* f) const {
@@ -307,11 +346,7 @@ class MessageWriter {
         f->real_containing_oneof() != nullptr || generated_.count(f->message_type()) == 0) {
       return false;
     }
-    const Descriptor* sub = f->message_type();
-    for (int i = 0; i < sub->field_count(); ++i) {
-      if (Reusable(sub->field(i))) return true;
-    }
-    return false;
+    return HasReusableField(f->message_type());
   }
 
   void WriteField(const FieldDescriptor* f, Printer* out) const {

@@ -143,11 +143,19 @@ inline bool NextTagIs(const char* p, const char* end, uint8_t tag) {
 #endif
 
 // Reads a varint value (at most 10 bytes, bits past 63 dropped). Returns the byte after it, or
-// nullptr if it is longer or runs past `end`.
+// nullptr if it is longer or runs past `end`. One- and two-byte varints (small ids, string-table
+// indexes, line numbers) are read inline, as upstream's ReadVarint64 does; longer ones out of line.
 inline const char* ReadVarint(const char* p, const char* end, uint64_t* value) {
-  if (ABSL_PREDICT_TRUE(p < end && static_cast<uint8_t>(*p) < 0x80)) {
-    *value = static_cast<uint8_t>(*p);
-    return p + 1;
+  if (ABSL_PREDICT_TRUE(p < end)) {
+    const uint32_t b0 = static_cast<uint8_t>(p[0]);
+    if (ABSL_PREDICT_TRUE(b0 < 0x80)) {
+      *value = b0;
+      return p + 1;
+    }
+    if (end - p >= 2 && static_cast<uint8_t>(p[1]) < 0x80) {
+      *value = b0 - 0x80 + (static_cast<uint32_t>(static_cast<uint8_t>(p[1])) << 7);
+      return p + 2;
+    }
   }
   return ReadVarintSlow(p, end, value);
 }
@@ -311,10 +319,19 @@ ABSL_ATTRIBUTE_NOINLINE void ClearKeepingElements(google::protobuf::MessageLite*
   std::apply([&](auto&... k) { (k.UnsafeArenaSwap(fields), ...); }, kept);
 }
 
-// With every such field empty there is nothing to keep: a plain Clear().
+// A shallow field's elements (strings, or messages with no reused fields of their own, such as a
+// profile Location's Lines) are cheap to reset, and at most this many are not worth setting aside:
+// Clear() resets them at once and Add() hands them back, as upstream's parse reuses them (setting
+// a field aside costs more than that in a small message). A deep field's elements (a block's
+// groups of thousands of ways) are kept unless there are none, so that they are reset one by one
+// as the parse reaches them, not in a pass of their own.
+inline constexpr int kClearedInPlaceElements = 4;
+
+// Clear() if `plain` (the generated test: every shallow field short, every deep one empty), else
+// ClearKeepingElements.
 template <typename... Fields>
-inline void ClearKeeping(google::protobuf::MessageLite* msg, Fields*... fields) {
-  if ((fields->empty() && ...)) {
+inline void ClearKeeping(google::protobuf::MessageLite* msg, bool plain, Fields*... fields) {
+  if (plain) {
     msg->Clear();
   } else {
     ClearKeepingElements(msg, fields...);
