@@ -335,8 +335,10 @@ int Main(int argc, char** argv) {
     RealDataOptions real;
     real.data_dir = DefaultDataDir();
     real.reps = opt.quick ? 5 : 15;
+    real.pprof = true;
     std::printf(
-        "\n== Real data: OpenStreetMap PBF blocks and Mapbox vector tiles (bench/data), MB/s\n");
+        "\n== Real data: OpenStreetMap PBF blocks, Mapbox vector tiles and pprof profiles "
+        "(bench/data), MB/s\n");
     const absl::StatusOr<RealDataResult> result =
         real.data_dir.empty() ? absl::NotFoundError("bench/data not found") : RunRealData(real);
     if (!result.ok()) {

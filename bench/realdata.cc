@@ -6,7 +6,8 @@
 //   ./bazelw run -c opt //bench:realdata              # a table
 //   ./bazelw run -c opt //bench:realdata -- --csv     #
 //   corpus,messages,bytes,implementation,mode,mb_per_s options: --data=DIR (default: the vendored
-//   bench/data), --reps=N (default 15)
+//   bench/data), --reps=N (default 15), --pprof (also the pprof profiles under DIR/pprof: corpus
+//   pprof, message parsers only)
 //
 // Exits 1 if a corpus cannot be read or pbaccel's results differ from upstream's or protozero's.
 
@@ -29,12 +30,14 @@ int main(int argc, char** argv) {
     absl::string_view a = argv[i];
     if (a == "--csv") {
       csv = true;
+    } else if (a == "--pprof") {
+      options.pprof = true;
     } else if (absl::ConsumePrefix(&a, "--data=")) {
       options.data_dir = std::string(a);
     } else if (absl::ConsumePrefix(&a, "--reps=") && absl::SimpleAtoi(a, &options.reps) &&
                options.reps > 0) {
     } else {
-      std::fprintf(stderr, "usage: realdata [--csv] [--data=DIR] [--reps=N]\n");
+      std::fprintf(stderr, "usage: realdata [--csv] [--data=DIR] [--reps=N] [--pprof]\n");
       return 2;
     }
   }

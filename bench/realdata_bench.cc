@@ -16,6 +16,7 @@
 #include "pbaccel/kernels.h"
 #include "pbaccel/message_parser.h"
 #include "proto/osmformat.pbaccel.h"
+#include "proto/profile.pbaccel.h"
 #include "proto/vector_tile.pbaccel.h"
 
 namespace pbaccel {
@@ -52,13 +53,15 @@ absl::Status VerifyParsers(const Corpus& corpus) {
 }
 
 // A corpus's zero-copy readers: protozero's and pbaccel's three (implementation names as in the
-// CSV: pbaccel reads into a span, pbaccel_foreach and pbaccel_iterator through PackedView).
+// CSV: pbaccel reads into a span, pbaccel_foreach and pbaccel_iterator through PackedView). A
+// corpus without them (pprof) has protozero == nullptr and no view rows.
 struct Views {
-  ViewFn protozero;
+  ViewFn protozero = nullptr;
   std::vector<NamedView> pbaccel;
 };
 
 absl::Status VerifyViews(const Corpus& corpus, const Views& views) {
+  if (views.protozero == nullptr) return absl::OkStatus();
   for (size_t i = 0; i < corpus.messages.size(); ++i) {
     absl::StatusOr<ViewChecksum> b = views.protozero(corpus.messages[i]);
     for (const auto& [name, view] : views.pbaccel) {
@@ -133,6 +136,7 @@ std::vector<Candidate> ParserCandidates(const Corpus& corpus,
 }
 
 std::vector<Candidate> ViewCandidates(const Corpus& corpus, const Views& views) {
+  if (views.protozero == nullptr) return {};
   const std::vector<std::string>* messages = &corpus.messages;
   const auto run = [messages](ViewFn view) {
     return [messages, view]() {
@@ -168,8 +172,9 @@ absl::Status RunCorpus(const Corpus& corpus, const Views& views, const RealDataO
   if (!s.ok()) return s;
   result->notes.push_back(absl::StrFormat(
       "%s: %zu files, %zu messages, %.1f MB; pbaccel verified equal to upstream on every message "
-      "(MessageDifferencer, re-serialized bytes) and to protozero's read (checksums)",
-      corpus.name, corpus.files, corpus.messages.size(), corpus.bytes() / 1e6));
+      "(MessageDifferencer, re-serialized bytes)%s",
+      corpus.name, corpus.files, corpus.messages.size(), corpus.bytes() / 1e6,
+      views.protozero != nullptr ? " and to protozero's read (checksums)" : ""));
   std::vector<std::unique_ptr<T>> reused;
   std::vector<Candidate> candidates = ParserCandidates<T>(corpus, &reused);
   for (Candidate& c : ViewCandidates(corpus, views)) {
@@ -204,6 +209,12 @@ absl::StatusOr<RealDataResult> RunRealData(const RealDataOptions& options) {
   s = RunCorpus<vector_tile::Tile>(*mvt, {&ReadTileProtozero, PbaccelTileViews()}, options,
                                    &result);
   if (!s.ok()) return s;
+  if (options.pprof) {
+    absl::StatusOr<Corpus> pprof = LoadPprof(options.data_dir);
+    if (!pprof.ok()) return pprof.status();
+    s = RunCorpus<perftools::profiles::Profile>(*pprof, Views{}, options, &result);
+    if (!s.ok()) return s;
+  }
   result.notes.push_back(absl::StrCat("pbaccel's kernel: ", ActiveKernelName()));
   return result;
 }

@@ -2,13 +2,14 @@
 //
 // realdata_bench.h: the real-data benchmark, shared by //bench:realdata and //bench:compare (which
 // prints it first). For each corpus (realdata_corpus.h):
-//   * message parsers into OSMPBF::PrimitiveBlock / vector_tile::Tile: upstream `ParseFromString`
-//     ("protobuf") and `pbaccel::ParseMessage` ("pbaccel"), each in three modes: "reuse" (one
-//     message per input, reused across rounds: a server's steady state), "fresh" (a new heap
-//     message per parse) and "arena" (a new google::protobuf::Arena per parse);
-//   * zero-copy reads of every packed field (realdata_views.h): "protozero" and "pbaccel" (payloads
-//     decoded into a span), "pbaccel_foreach" and "pbaccel_iterator" (read through PackedView),
-//     mode "view".
+//   * message parsers into OSMPBF::PrimitiveBlock / vector_tile::Tile (and, with `pprof`,
+//     perftools::profiles::Profile): upstream `ParseFromString` ("protobuf") and
+//     `pbaccel::ParseMessage` ("pbaccel"), each in three modes: "reuse" (one message per input,
+//     reused across rounds: a server's steady state), "fresh" (a new heap message per parse) and
+//     "arena" (a new google::protobuf::Arena per parse);
+//   * OSM and MVT: zero-copy reads of every packed field (realdata_views.h): "protozero" and
+//     "pbaccel" (payloads decoded into a span), "pbaccel_foreach" and "pbaccel_iterator" (read
+//     through PackedView), mode "view".
 // Before any timing every implementation is verified on every message: pbaccel's messages equal
 // upstream's (MessageDifferencer and re-serialized bytes), and every view's checksums are equal.
 // Timing: interleaved rounds (bench/timing.h), the minimum per implementation, as MB/s of
@@ -26,13 +27,14 @@ namespace pbaccel {
 namespace bench {
 
 struct RealDataOptions {
-  std::string data_dir;  // Holds osm/ and mvt/ (bench/data/README.md).
+  std::string data_dir;  // Holds osm/ and mvt/, and pprof/ for `pprof` (bench/data/README.md).
   int reps = 15;         // Interleaved rounds.
+  bool pprof = false;    // Also the pprof profiles (corpus "pprof"; message parsers only).
   double sample_ns = 20e6;
 };
 
 struct RealDataRow {
-  std::string corpus;  // "osm" or "mvt".
+  std::string corpus;  // "osm" or "mvt"; "pprof" with RealDataOptions::pprof.
   size_t messages = 0;
   size_t bytes = 0;
   std::string implementation;  // "protobuf", "pbaccel", "protozero".

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 
 #include "absl/status/status.h"
@@ -66,6 +67,39 @@ std::vector<fs::path> SortedFiles(const fs::path& dir, bool recursive) {
   }
   std::sort(files.begin(), files.end());
   return files;
+}
+
+// One message per file under dir/subdir (recursive), for files ending in one of `suffixes`;
+// gzip files (by their magic bytes) are inflated first.
+absl::StatusOr<Corpus> LoadFilePerMessage(absl::string_view dir, const char* subdir,
+                                          std::initializer_list<absl::string_view> suffixes,
+                                          const char* corpus_name, const char* what) {
+  Corpus corpus;
+  corpus.name = corpus_name;
+  for (const fs::path& path : SortedFiles(fs::path(std::string(dir)) / subdir, true)) {
+    const std::string name = path.string();
+    if (std::none_of(suffixes.begin(), suffixes.end(),
+                     [&](absl::string_view s) { return absl::EndsWith(name, s); })) {
+      continue;
+    }
+    absl::StatusOr<std::string> file = ReadFile(path);
+    if (!file.ok()) return file.status();
+    ++corpus.files;
+    if (file->size() >= 2 && static_cast<uint8_t>((*file)[0]) == 0x1f &&
+        static_cast<uint8_t>((*file)[1]) == 0x8b) {
+      absl::StatusOr<std::string> inflated = Inflate(*file, 15 + 16, 0);
+      if (!inflated.ok()) {
+        return absl::DataLossError(absl::StrCat(name, ": ", inflated.status().message()));
+      }
+      corpus.messages.push_back(*std::move(inflated));
+    } else {
+      corpus.messages.push_back(*std::move(file));
+    }
+  }
+  if (corpus.messages.empty()) {
+    return absl::NotFoundError(absl::StrCat("no ", what, " under ", dir, "/", subdir));
+  }
+  return corpus;
 }
 
 }  // namespace
@@ -135,27 +169,11 @@ absl::StatusOr<Corpus> LoadOsm(absl::string_view dir) {
 }
 
 absl::StatusOr<Corpus> LoadMvt(absl::string_view dir) {
-  Corpus corpus;
-  corpus.name = "mvt";
-  for (const fs::path& path : SortedFiles(fs::path(std::string(dir)) / "mvt", true)) {
-    const std::string name = path.string();
-    if (!absl::EndsWith(name, ".mvt") && !absl::EndsWith(name, ".mvt.gz")) continue;
-    absl::StatusOr<std::string> file = ReadFile(path);
-    if (!file.ok()) return file.status();
-    ++corpus.files;
-    if (file->size() >= 2 && static_cast<uint8_t>((*file)[0]) == 0x1f &&
-        static_cast<uint8_t>((*file)[1]) == 0x8b) {
-      absl::StatusOr<std::string> tile = Inflate(*file, 15 + 16, 0);
-      if (!tile.ok()) return absl::DataLossError(absl::StrCat(name, ": ", tile.status().message()));
-      corpus.messages.push_back(*std::move(tile));
-    } else {
-      corpus.messages.push_back(*std::move(file));
-    }
-  }
-  if (corpus.messages.empty()) {
-    return absl::NotFoundError(absl::StrCat("no .mvt files under ", dir, "/mvt/*/"));
-  }
-  return corpus;
+  return LoadFilePerMessage(dir, "mvt", {".mvt", ".mvt.gz"}, "mvt", ".mvt files");
+}
+
+absl::StatusOr<Corpus> LoadPprof(absl::string_view dir) {
+  return LoadFilePerMessage(dir, "pprof", {".pb", ".pb.gz"}, "pprof", "profiles (.pb, .pb.gz)");
 }
 
 std::string DefaultDataDir() {

@@ -9,6 +9,8 @@
 //     (proto/osmformat.proto). The OSMHeader blob is skipped.
 //   * Mapbox Vector Tiles (`<dir>/mvt/<area>/*.mvt`, or `.mvt.gz`): one vector_tile.Tile per file;
 //     gzip files are inflated first.
+//   * pprof profiles (`<dir>/pprof/*.pb.gz`, or `.pb`): one perftools.profiles.Profile per file
+//     (proto/profile.proto), gzip files inflated first, as Go's runtime/pprof writes them.
 // bench/data/README.md gives the vendored files' provenance and licence.
 
 #ifndef PBACCEL_BENCH_REALDATA_CORPUS_H_
@@ -25,8 +27,8 @@ namespace pbaccel {
 namespace bench {
 
 struct Corpus {
-  std::string name;                   // "osm" or "mvt".
-  std::vector<std::string> messages;  // Serialized PrimitiveBlocks or Tiles, inflated.
+  std::string name;                   // "osm", "mvt" or "pprof".
+  std::vector<std::string> messages;  // Serialized PrimitiveBlocks, Tiles or Profiles, inflated.
   size_t files = 0;
   size_t bytes() const;   // Sum of the messages' sizes.
   double inflate_ns = 0;  // Time zlib took to inflate them (OSM: timed once).
@@ -38,6 +40,9 @@ absl::StatusOr<Corpus> LoadOsm(absl::string_view dir);
 
 // The tiles of every `*.mvt` and `*.mvt.gz` file under dir/mvt/*/, in path order.
 absl::StatusOr<Corpus> LoadMvt(absl::string_view dir);
+
+// The profiles of every `*.pb` and `*.pb.gz` file under dir/pprof, in path order.
+absl::StatusOr<Corpus> LoadPprof(absl::string_view dir);
 
 // Where the vendored corpus is for a binary started by `bazel run` or `bazel test` (the runfiles'
 // bench/data), or "" if it cannot be found.

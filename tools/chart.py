@@ -32,7 +32,8 @@ MODES = OrderedDict([("reuse", "messages reused"), ("fresh", "fresh message"),
                      ("arena", "fresh arena")])
 PARSERS_SECTION = "Real data: generated parser vs ParseFromString"
 # //bench:realdata's corpora: (name in the chart, name in the table).
-CORPORA = OrderedDict([("osm", ("OSM PBF blocks", "OSM")), ("mvt", ("vector tiles", "MVT"))])
+CORPORA = OrderedDict([("osm", ("OSM PBF blocks", "OSM")), ("mvt", ("vector tiles", "MVT")),
+                       ("pprof", ("pprof profiles", "pprof"))])
 # The real-data comparisons: (kind, baseline implementation, pbaccel's implementation, mode).
 REALDATA_COMPARISONS = ([("generated", "protobuf", "pbaccel", mode) for mode in MODES] +
                         [("reflection", "protobuf", "pbaccel_reflection", "reuse"),
