@@ -175,6 +175,11 @@ uint64_t& PredictedTagsForTesting() {
   return hits;
 }
 
+uint64_t& SlowVarintsForTesting() {
+  thread_local uint64_t calls = 0;
+  return calls;
+}
+
 const char* ReadTagSlow(const char* p, const char* end, uint32_t* tag) {
   uint64_t v;
   const char* next = internal::ReadVarint(p, end, 5, &v);

@@ -1,12 +1,17 @@
 // Copyright 2026 The pbaccel Authors.
 //
-// Generated parsers' successor prediction (tools/parser_generator.cc): each case ends by testing
-// whether the next tag is the one a serializer writes next and, if so, jumps to that case without
-// the switch. The jumps are a fast path, so this test counts them: tests/predicted_fields.proto's
-// parser is compiled with PBACCEL_GEN_COUNT_PREDICTIONS, which makes gen::NextTagIs count its
-// hits (gen::PredictedTagsForTesting). Fields in the serializer's order must take exactly the
-// predicted jumps, fields in reverse order only those within runs, and both parse as upstream
-// does, under every kernel.
+// Two fast paths of generated parsers, counted: tests/predicted_fields.proto's parser is compiled
+// with PBACCEL_GEN_COUNT_FAST_PATHS (generated_parser.h).
+//
+// Successor prediction (tools/parser_generator.cc): each case ends by testing whether the next tag
+// is the one a serializer writes next and, if so, jumps to that case without the switch
+// (gen::PredictedTagsForTesting counts the hits). Fields in the serializer's order must take
+// exactly the predicted jumps, fields in reverse order only those within runs.
+//
+// Short varints: gen::ReadVarint reads one- and two-byte values inline and hands only longer ones
+// (or one cut by the input's end) to ReadVarintSlow (gen::SlowVarintsForTesting counts those).
+//
+// Every input parses as upstream does, under every kernel.
 
 #include <string>
 
@@ -93,6 +98,56 @@ TEST_P(NextFieldTest, FieldsInReverseOrderTakeOnlyTheJumpsWithinRuns) {
 }
 
 TEST_P(NextFieldTest, AnEmptyMessageTakesNoJump) { EXPECT_EQ(ParseCountingJumps(""), 0u); }
+
+// Parses `bytes` with the generated parser and upstream, which must agree (both accept and give
+// the same message, or both reject); returns the varints read out of line.
+uint64_t ParseCountingSlowVarints(const std::string& bytes) {
+  Shape upstream;
+  const bool upstream_ok = upstream.ParseFromString(bytes);
+  Shape parsed;
+  gen::SlowVarintsForTesting() = 0;
+  const absl::Status s = ParseMessage(bytes, &parsed);
+  const uint64_t slow = gen::SlowVarintsForTesting();
+  EXPECT_EQ(s.ok(), upstream_ok) << s;
+  if (s.ok() && upstream_ok) {
+    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(parsed, upstream))
+        << parsed.DebugString() << "\nupstream:\n"
+        << upstream.DebugString();
+  }
+  return slow;
+}
+
+// MakeShape() with every varint field one byte long (its points' negative y are ten bytes each).
+Shape ShortVarintShape() {
+  Shape shape = MakeShape();
+  for (Point& point : *shape.mutable_points()) point.set_y(-point.y());
+  return shape;
+}
+
+TEST_P(NextFieldTest, OneAndTwoByteVarintsAreReadInline) {
+  EXPECT_EQ(ParseCountingSlowVarints(ShortVarintShape().SerializeAsString()), 0u);
+  Shape shape = ShortVarintShape();
+  shape.set_id(16383);  // The largest two-byte varint.
+  shape.mutable_center()->set_x(300);
+  shape.set_after(200);  // Two bytes, the input's last.
+  const std::string bytes = shape.SerializeAsString();
+  ASSERT_EQ(static_cast<uint8_t>(bytes[bytes.size() - 2]), 0xC8);  // `after` ends the input.
+  EXPECT_EQ(ParseCountingSlowVarints(bytes), 0u);
+}
+
+TEST_P(NextFieldTest, LongerVarintsAndCutOnesGoOutOfLine) {
+  Shape shape = ShortVarintShape();
+  shape.set_id(16384);                     // Three bytes.
+  shape.mutable_center()->set_y(-1);       // Ten bytes (a negative int32).
+  shape.mutable_center()->set_x(1 << 28);  // Five bytes.
+  EXPECT_EQ(ParseCountingSlowVarints(shape.SerializeAsString()), 3u);
+  // A two-byte value whose second byte is missing: out of line, which rejects it, as upstream does.
+  shape = ShortVarintShape();
+  shape.set_after(200);
+  std::string cut = shape.SerializeAsString();
+  cut.pop_back();
+  EXPECT_EQ(ParseCountingSlowVarints(cut), 1u);
+}
 
 PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(NextFieldTest);
 

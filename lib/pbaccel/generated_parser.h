@@ -114,33 +114,34 @@ inline const char* ReadTag(const char* p, const char* end, uint32_t* tag) {
   return ReadTagSlow(p, end, tag);
 }
 
-// The number of successor predictions that hit (NextTagIs true) on this thread, counted only by
-// generated parsers compiled with PBACCEL_GEN_COUNT_PREDICTIONS defined (a test's: the jumps are a
-// fast path, and a test must see them taken). Other generated code does not count.
+// Fast paths a test must see taken are counted on this thread by generated parsers compiled with
+// PBACCEL_GEN_COUNT_FAST_PATHS defined (a test's); other generated code does not count.
+// PredictedTagsForTesting: successor predictions that hit (NextTagIs true), whose jumps skip the
+// switch. SlowVarintsForTesting: varints ReadVarint handed to ReadVarintSlow (longer than two
+// bytes, or cut by the input's end); shorter ones must be read inline.
 uint64_t& PredictedTagsForTesting();
+uint64_t& SlowVarintsForTesting();
 
 // The number of parses and merges on this thread whose required fields Run() checked by walking
 // the whole message (IsInitialized()), not by the checks generated parsers make as they go
 // (Context::MarkMaybeUninitialized): for tests, which must see that walk skipped.
 uint64_t& FullRequiredFieldChecksForTesting();
 
-// Generated code compiled with PBACCEL_GEN_COUNT_PREDICTIONS gets its own NextTagIs, in an inline
-// namespace (another symbol): a program may link counting and plain generated parsers together.
-#if defined(PBACCEL_GEN_COUNT_PREDICTIONS)
-inline namespace counting_predictions {
+// Generated code compiled with PBACCEL_GEN_COUNT_FAST_PATHS gets its own NextTagIs and ReadVarint,
+// in an inline namespace (other symbols): a program may link counting and plain generated parsers
+// together. Only generated code calls them from a header, so each has one definition per symbol.
+#if defined(PBACCEL_GEN_COUNT_FAST_PATHS)
+inline namespace counting_fast_paths {
 #endif
 // Whether the next field's tag is the one-byte `tag`: a generated case's test of the field a
 // serializer writes next, which it then jumps to without the switch.
 inline bool NextTagIs(const char* p, const char* end, uint8_t tag) {
   const bool hit = p < end && static_cast<uint8_t>(*p) == tag;
-#if defined(PBACCEL_GEN_COUNT_PREDICTIONS)
+#if defined(PBACCEL_GEN_COUNT_FAST_PATHS)
   if (hit) ++PredictedTagsForTesting();
 #endif
   return hit;
 }
-#if defined(PBACCEL_GEN_COUNT_PREDICTIONS)
-}  // namespace counting_predictions
-#endif
 
 // Reads a varint value (at most 10 bytes, bits past 63 dropped). Returns the byte after it, or
 // nullptr if it is longer or runs past `end`. One- and two-byte varints (small ids, string-table
@@ -157,8 +158,14 @@ inline const char* ReadVarint(const char* p, const char* end, uint64_t* value) {
       return p + 2;
     }
   }
+#if defined(PBACCEL_GEN_COUNT_FAST_PATHS)
+  ++SlowVarintsForTesting();
+#endif
   return ReadVarintSlow(p, end, value);
 }
+#if defined(PBACCEL_GEN_COUNT_FAST_PATHS)
+}  // namespace counting_fast_paths
+#endif
 
 // Reads a length (at most 5 bytes, below 2^31) and checks that the payload fits before `end`.
 // Returns the payload's first byte and sets *payload_end, or returns nullptr.
