@@ -204,10 +204,16 @@ std::vector<Row> RunMessageWorkload(const MessageWorkload& mw, const Options& op
 }
 
 void PrintTable(const std::vector<Row>& rows) {
-  // Rows of one (workload, n) are contiguous; protobuf first. The implementation column is as wide
-  // as its longest name (masked_vbyte_avx2, pbaccel_reflection).
+  // Rows of one (workload, n) are contiguous; protobuf first. The first column ("workload n=N",
+  // on each group's header line) is as wide as its longest label (msg_tinypacked n=4096), the
+  // implementation column as its longest name (masked_vbyte_avx2, pbaccel_reflection).
+  const auto label = [](const Row& r) { return absl::StrCat(r.workload, " n=", r.n); };
+  int label_width = 0;
   int width = static_cast<int>(std::strlen("implementation"));
-  for (const Row& r : rows) width = std::max(width, static_cast<int>(r.implementation.size()));
+  for (const Row& r : rows) {
+    label_width = std::max(label_width, static_cast<int>(label(r).size()));
+    width = std::max(width, static_cast<int>(r.implementation.size()));
+  }
   double protobuf = 0, memcpy_ns = 0;
   std::string current;
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -222,12 +228,12 @@ void PrintTable(const std::vector<Row>& rows) {
         if (rows[j].implementation == "memcpy") memcpy_ns = rows[j].min_ns;
       }
       const bool messages = absl::StartsWith(r.workload, "msg_");
-      std::printf("\n%-12s n=%-8zu %-*s %11s %11s %10s %10s\n", r.workload.c_str(), r.n, width,
+      std::printf("\n%-*s %-*s %11s %11s %10s %10s\n", label_width, label(r).c_str(), width,
                   "implementation", messages ? "ns/msg min" : "ns/int min", "median", "x protobuf",
                   "memcpy/x");
     }
-    std::printf("%-23s %-*s %11.3f %11.3f %9.2fx %10s\n", "", width, r.implementation.c_str(),
-                r.min_ns, r.median_ns, protobuf / r.min_ns,
+    std::printf("%-*s %-*s %11.3f %11.3f %9.2fx %10s\n", label_width, "", width,
+                r.implementation.c_str(), r.min_ns, r.median_ns, protobuf / r.min_ns,
                 memcpy_ns > 0 ? absl::StrFormat("%.3g", memcpy_ns / r.min_ns).c_str() : "-");
   }
 }
