@@ -1,6 +1,6 @@
 // Copyright 2026 The pbaccel Authors.
 //
-// //bench:compare, pbaccel's main command: every workload and array size of ../shared/WORKLOADS.md,
+// //bench:compare, pbaccel's main command: every workload and array size of docs/workloads.md,
 // decoded by upstream protobuf, by pbaccel (automatic kernel), by each kernel this CPU supports,
 // and by Stream VByte (a different, byte-oriented format: the speed reference, not a protobuf
 // parser), beside memcpy of the decoded output (the ceiling). Side by side, in one run:

@@ -1,6 +1,6 @@
 // Copyright 2026 The pbaccel Authors.
 //
-// message_input.h: the message workloads of ../shared/WORKLOADS.md (proto/message_workloads.proto)
+// message_input.h: the message workloads of docs/workloads.md (proto/message_workloads.proto)
 // and the operations timed on them, shared by //bench:compare and //bench:message_bench.
 //
 //   msg_batch       Batch: 8 postings x (512 W2 doc_deltas + 512 1byte freqs), 4,096 sint32W4

@@ -1,7 +1,8 @@
 // Copyright 2026 The pbaccel Authors.
 //
 // Request generation for the gRPC test and benchmark: FeatureBatch requests whose repeated fields
-// follow the workloads of WORKLOADS.md (W2 doc deltas, 1byte freqs, len1to10 ids, sint32W4 deltas).
+// follow the workloads of docs/workloads.md (W2 doc deltas, 1byte freqs, len1to10 ids, sint32W4
+// deltas).
 
 #ifndef PBACCEL_EXAMPLES_FEATURE_REQUESTS_H_
 #define PBACCEL_EXAMPLES_FEATURE_REQUESTS_H_

@@ -12,7 +12,7 @@ namespace {
 
 using FT = FieldType;
 
-// WORKLOADS.md's table. length_percent[i] is the share of (i + 1)-byte encodings.
+// docs/workloads.md's table. length_percent[i] is the share of (i + 1)-byte encodings.
 const PayloadWorkload kPayloadWorkloads[] = {
     {"1byte", FT::kUInt32, {100}, false, 0, "best case, all values < 128"},
     {"W1", FT::kUInt32, {}, true, 0, "SFVInt paper, W1"},

@@ -32,7 +32,7 @@ enum class FieldType { kInt32, kInt64, kUInt32, kUInt64, kSInt32, kSInt64, kBool
 absl::string_view FieldTypeName(FieldType type);
 
 struct PayloadWorkload {
-  absl::string_view name;  // As in WORKLOADS.md: "1byte", "W1", "W2", ..., "tiles".
+  absl::string_view name;  // As in docs/workloads.md: "1byte", "W1", "W2", ..., "tiles".
   FieldType type;
   // Percent of values encoded in 1, 2, ..., 10 bytes (sums to 100). Unused when uniform32.
   double length_percent[10];
@@ -41,7 +41,7 @@ struct PayloadWorkload {
   absl::string_view source;
 };
 
-// The eleven payload workloads of WORKLOADS.md, in its order.
+// The eleven payload workloads of docs/workloads.md, in its order.
 absl::Span<const PayloadWorkload> PayloadWorkloads();
 
 // The workload named `name`, or nullptr.
