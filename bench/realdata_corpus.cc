@@ -69,17 +69,18 @@ std::vector<fs::path> SortedFiles(const fs::path& dir, bool recursive) {
   return files;
 }
 
-// One message per file under dir/subdir (recursive), for files ending in one of `suffixes`;
-// gzip files (by their magic bytes) are inflated first.
-absl::StatusOr<Corpus> LoadFilePerMessage(absl::string_view dir, const char* subdir,
+// Corpus `name`: one message per file under dir/name (recursive), for files ending in one of
+// `suffixes`; gzip files (by their magic bytes) are inflated first. `what` names the files in the
+// error when there are none.
+absl::StatusOr<Corpus> LoadFilePerMessage(absl::string_view dir, const char* name,
                                           std::initializer_list<absl::string_view> suffixes,
-                                          const char* corpus_name, const char* what) {
+                                          const char* what) {
   Corpus corpus;
-  corpus.name = corpus_name;
-  for (const fs::path& path : SortedFiles(fs::path(std::string(dir)) / subdir, true)) {
-    const std::string name = path.string();
+  corpus.name = name;
+  for (const fs::path& path : SortedFiles(fs::path(std::string(dir)) / name, true)) {
+    const std::string file_name = path.string();
     if (std::none_of(suffixes.begin(), suffixes.end(),
-                     [&](absl::string_view s) { return absl::EndsWith(name, s); })) {
+                     [&](absl::string_view s) { return absl::EndsWith(file_name, s); })) {
       continue;
     }
     absl::StatusOr<std::string> file = ReadFile(path);
@@ -89,7 +90,7 @@ absl::StatusOr<Corpus> LoadFilePerMessage(absl::string_view dir, const char* sub
         static_cast<uint8_t>((*file)[1]) == 0x8b) {
       absl::StatusOr<std::string> inflated = Inflate(*file, 15 + 16, 0);
       if (!inflated.ok()) {
-        return absl::DataLossError(absl::StrCat(name, ": ", inflated.status().message()));
+        return absl::DataLossError(absl::StrCat(file_name, ": ", inflated.status().message()));
       }
       corpus.messages.push_back(*std::move(inflated));
     } else {
@@ -97,7 +98,7 @@ absl::StatusOr<Corpus> LoadFilePerMessage(absl::string_view dir, const char* sub
     }
   }
   if (corpus.messages.empty()) {
-    return absl::NotFoundError(absl::StrCat("no ", what, " under ", dir, "/", subdir));
+    return absl::NotFoundError(absl::StrCat("no ", what, " under ", dir, "/", name));
   }
   return corpus;
 }
@@ -169,11 +170,11 @@ absl::StatusOr<Corpus> LoadOsm(absl::string_view dir) {
 }
 
 absl::StatusOr<Corpus> LoadMvt(absl::string_view dir) {
-  return LoadFilePerMessage(dir, "mvt", {".mvt", ".mvt.gz"}, "mvt", ".mvt files");
+  return LoadFilePerMessage(dir, "mvt", {".mvt", ".mvt.gz"}, ".mvt files");
 }
 
 absl::StatusOr<Corpus> LoadPprof(absl::string_view dir) {
-  return LoadFilePerMessage(dir, "pprof", {".pb", ".pb.gz"}, "pprof", "profiles (.pb, .pb.gz)");
+  return LoadFilePerMessage(dir, "pprof", {".pb", ".pb.gz"}, "profiles (.pb, .pb.gz)");
 }
 
 std::string DefaultDataDir() {

@@ -1,11 +1,10 @@
 // Copyright 2026 The pbaccel Authors.
 //
 // The real-data files (bench/data: OpenStreetMap PBF blocks, Mapbox vector tiles, pprof profiles)
-// through the
-// differential checker under every kernel this CPU supports: pbaccel's ParseMessage and
-// ParsePartialMessage must accept them and give upstream's message, byte for byte. The zero-copy
-// reads of the benchmark must agree with protozero's on every message under every kernel, and
-// malformed variants of real messages must get upstream's decision.
+// through the differential checker under every kernel this CPU supports: pbaccel's ParseMessage
+// and ParsePartialMessage must accept them and give upstream's message, byte for byte. The
+// zero-copy reads of the benchmark (OSM, tiles) must agree with protozero's on every message under
+// every kernel, and malformed variants of real messages must get upstream's decision.
 
 #include <random>
 #include <string>
@@ -44,7 +43,8 @@ void CheckCorpus(const Corpus& corpus, const google::protobuf::Message& prototyp
     const std::string& m = corpus.messages[i];
     SCOPED_TRACE(corpus.name + " message " + std::to_string(i));
     EXPECT_EQ(testing::CompareWithUpstream(m, prototype), "");
-    // A few malformed variants of each real message (truncations, bit flips, bad lengths, ...).
+    // A few malformed variants of real messages (truncations, bit flips, bad lengths, ...): of
+    // every fourth, or of each in a corpus of a few files (the six profiles).
     if (i % 4 == 0 || corpus.messages.size() < 16) {
       for (const std::string& bad : testing::Mutate(m, rng, 3)) {
         EXPECT_EQ(testing::CompareWithUpstream(bad, prototype), "");
