@@ -2,11 +2,14 @@
 //
 // libFuzzer target: arbitrary bytes against upstream protobuf and every pbaccel kernel.
 //
-// The first byte picks what the rest is: a serialized message of one of the test types (parsed by
-// upstream and by pbaccel::ParseMessage under every supported kernel: same decision, same message,
-// same bytes), or a packed varint payload (decoded by every kernel in every format, both modes and
+// The first byte picks what the rest is (its value mod 8): a serialized message of one of the test
+// types (0-3) or of the real-data schemas (5: an OSM PrimitiveBlock, 6: a vector tile, 7: a pprof
+// profile), parsed by upstream and by pbaccel::ParseMessage under every supported kernel (same
+// decision, same message, same bytes; each type's generated parser is linked, so ParseMessage runs
+// it), or (4) a packed varint payload (decoded by every kernel in every format, both modes and
 // three output capacities, compared with the scalar reference: same status, offset, count and
-// values). Any difference aborts.
+// values). Any difference aborts. tools/make_fuzz_seeds.py writes the seeds (tests/fuzz_corpus),
+// among them excerpts of the vendored real data.
 //
 //   ./bazelw build --config=fuzz //tests:message_fuzzer
 //   bazel-bin/tests/message_fuzzer -max_total_time=60 /tmp/corpus tests/fuzz_corpus
@@ -24,8 +27,11 @@
 #include "pbaccel/kernels.h"
 #include "pbaccel/testing/differential.h"
 #include "proto/message_workloads.pb.h"
+#include "proto/osmformat.pb.h"
 #include "proto/parser_test2.pb.h"
 #include "proto/parser_test3.pb.h"
+#include "proto/profile.pb.h"
+#include "proto/vector_tile.pb.h"
 #include "tests/varint_test_util.h"
 
 namespace {
@@ -70,21 +76,26 @@ void CheckKernels(const uint8_t* data, size_t size) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  static const google::protobuf::Message* const kTypes[] = {
+  // Indexed by the selector mod 8; 4 (a raw payload) has no type.
+  static const google::protobuf::Message* const kTypes[8] = {
       &pbaccel::test2::Everything::default_instance(),
       &pbaccel::test3::All3::default_instance(),
       &pbaccel::bench::Batch::default_instance(),
       &pbaccel::test2::Recursive::default_instance(),
+      nullptr,
+      &OSMPBF::PrimitiveBlock::default_instance(),
+      &vector_tile::Tile::default_instance(),
+      &perftools::profiles::Profile::default_instance(),
   };
-  const uint8_t selector = data[0];
+  const uint8_t selector = data[0] % 8;
   ++data;
   --size;
-  if (selector % 5 == 4) {
+  if (kTypes[selector] == nullptr) {
     CheckKernels(data, size);
     return 0;
   }
   const std::string diff = pbaccel::testing::CompareWithUpstream(
-      absl::string_view(reinterpret_cast<const char*>(data), size), *kTypes[selector % 5]);
+      absl::string_view(reinterpret_cast<const char*>(data), size), *kTypes[selector]);
   if (!diff.empty()) {
     std::fprintf(stderr, "%s\n", diff.c_str());
     std::abort();

@@ -1,13 +1,20 @@
 #!/usr/bin/env python3
 """Writes the fuzzer's seed corpus (tests/fuzz_corpus/): small valid and near-valid encodings for
 each target the fuzzer's first byte selects (0: test2.Everything, 1: test3.All3, 2: bench.Batch,
-3: test2.Recursive, 4: a raw packed varint payload). Deterministic; rerun to regenerate:
+3: test2.Recursive, 4: a raw packed varint payload), and excerpts of the vendored real data
+(bench/data; 5: OSMPBF.PrimitiveBlock, 6: vector_tile.Tile, 7: perftools.profiles.Profile): a real
+message with each repeated field cut to its first few elements at every level, so that the fuzzer
+starts from the real schemas' shapes at a size it mutates quickly. Deterministic; rerun to
+regenerate:
 
-    python3 tools/make_fuzz_seeds.py tests/fuzz_corpus
+    python3 tools/make_fuzz_seeds.py tests/fuzz_corpus [bench/data]
 """
+import gzip
 import os
 import random
+import struct
 import sys
+import zlib
 
 
 def varint(v):
@@ -33,7 +40,139 @@ def packed(values):
     return b"".join(varint(v) for v in values)
 
 
-def main(out_dir):
+def read_varint(data, i):
+    """The varint at data[i:] and the index after it."""
+    v = shift = 0
+    while True:
+        b = data[i]
+        i += 1
+        v |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            return v, i
+
+
+def fields(data):
+    """(number, wire_type, raw bytes of the whole field, payload of a length-delimited one)."""
+    i = 0
+    while i < len(data):
+        start = i
+        tag, i = read_varint(data, i)
+        number, wire_type = tag >> 3, tag & 7
+        payload = None
+        if wire_type == 0:
+            _, i = read_varint(data, i)
+        elif wire_type == 1:
+            i += 8
+        elif wire_type == 5:
+            i += 4
+        elif wire_type == 2:
+            n, i = read_varint(data, i)
+            payload = data[i:i + n]
+            i += n
+        else:
+            raise ValueError("unexpected wire type %d" % wire_type)
+        yield number, wire_type, data[start:i], payload
+
+
+# The real-data schemas, as far as the excerpts need them: each message's submessage fields (by
+# number: the submessage's schema) and packed varint fields.
+LINE = {"sub": {}, "packed": set()}
+PROFILE = {"sub": {1: LINE, 2: {"sub": {3: LINE}, "packed": {1, 2}}, 3: LINE,
+                   4: {"sub": {4: LINE}, "packed": set()}, 5: LINE, 11: LINE},
+           "packed": {13}}
+TILE = {"sub": {3: {"sub": {2: {"sub": {}, "packed": {2, 4}}, 4: LINE}, "packed": set()}},
+        "packed": set()}
+INFO = {"sub": {}, "packed": set()}
+DENSE_INFO = {"sub": {}, "packed": {1, 2, 3, 4, 5, 6}}
+PRIMITIVE_BLOCK = {"sub": {1: LINE, 2: {"sub": {
+    1: {"sub": {4: INFO}, "packed": {2, 3}},
+    2: {"sub": {5: DENSE_INFO}, "packed": {1, 8, 9, 10}},
+    3: {"sub": {4: INFO}, "packed": {2, 3, 8, 9, 10}},
+    4: {"sub": {4: INFO}, "packed": {2, 3, 8, 9, 10}}}, "packed": set()}}, "packed": set()}
+
+
+def excerpt(data, schema, keep=3, values=8):
+    """`data` (a message of `schema`) with at most `keep` occurrences of each field number and at
+    most `values` values in each packed field, at every level."""
+    out = bytearray()
+    seen = {}
+    for number, wire_type, raw, payload in fields(data):
+        seen[number] = seen.get(number, 0) + 1
+        if seen[number] > keep:
+            continue
+        if wire_type == 2 and number in schema["sub"]:
+            inner = excerpt(payload, schema["sub"][number], keep, values)
+            out += field(number, 2, inner)
+        elif wire_type == 2 and number in schema["packed"]:
+            cut, i = bytearray(), 0
+            for _ in range(values):
+                if i >= len(payload):
+                    break
+                _, j = read_varint(payload, i)
+                cut += payload[i:j]
+                i = j
+            out += field(number, 2, bytes(cut))
+        else:
+            out += raw
+    return bytes(out)
+
+
+def osm_blocks(path):
+    """The OSMData blobs of an OSM PBF file, inflated, in file order."""
+    with open(path, "rb") as f:
+        data = f.read()
+    i = 0
+    while i < len(data):
+        (header_size,) = struct.unpack(">I", data[i:i + 4])
+        header = data[i + 4:i + 4 + header_size]
+        kind, size = b"", 0
+        for number, _, raw, payload in fields(header):
+            if number == 1:
+                kind = payload
+            elif number == 3:
+                size = read_varint(raw, 1)[0]
+        blob = data[i + 4 + header_size:i + 4 + header_size + size]
+        i += 4 + header_size + size
+        if kind != b"OSMData":
+            continue
+        for number, _, raw, payload in fields(blob):
+            if number == 1:
+                yield payload
+            elif number == 3:
+                yield zlib.decompress(payload)
+
+
+def first_osm_block_with(path, group_field):
+    """The first OSMData block of the file with a PrimitiveGroup holding field `group_field`
+    (2: dense nodes, 3: ways, 4: relations)."""
+    for block in osm_blocks(path):
+        for number, _, _, group in fields(block):
+            if number == 2 and any(n == group_field for n, _, _, _ in fields(group)):
+                return block
+    raise ValueError("no block with group field %d in %s" % (group_field, path))
+
+
+def real_data_seeds(data_dir):
+    """Excerpts of the vendored real data: OSM blocks of dense nodes, ways and relations, a tile,
+    and a CPU and a heap profile."""
+    seeds = {}
+    osm = os.path.join(data_dir, "osm", "valhalla_bench_sydney.osm.pbf")
+    for name, group_field in (("dense", 2), ("ways", 3), ("relations", 4)):
+        block = first_osm_block_with(osm, group_field)
+        seeds["real_osm_" + name] = b"\x05" + excerpt(block, PRIMITIVE_BLOCK)
+    tile_path = os.path.join(data_dir, "mvt")
+    tiles = sorted(os.path.join(d, f) for d, _, fs in os.walk(tile_path) for f in fs
+                   if f.endswith(".mvt"))
+    with open(tiles[0], "rb") as f:
+        seeds["real_vector_tile"] = b"\x06" + excerpt(f.read(), TILE)
+    for kind in ("cpu", "mem"):
+        with gzip.open(os.path.join(data_dir, "pprof", "go_sort.%s.pb.gz" % kind)) as f:
+            seeds["real_pprof_" + kind] = b"\x07" + excerpt(f.read(), PROFILE)
+    return seeds
+
+
+def main(out_dir, data_dir):
     os.makedirs(out_dir, exist_ok=True)
     rng = random.Random(42)
     seeds = {}
@@ -66,10 +205,12 @@ def main(out_dir):
     seeds["payload_neg"] = b"\x04" + packed(neg)
     seeds["payload_overlong"] = b"\x04" + packed(small[:5]) + b"\x80" * 11 + b"\x01"
     seeds["payload_truncated"] = b"\x04" + packed(small[:30]) + b"\x80\x80"
+    seeds.update(real_data_seeds(data_dir))
     for name, data in seeds.items():
         with open(os.path.join(out_dir, name), "wb") as f:
             f.write(data)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "tests/fuzz_corpus")
+    main(sys.argv[1] if len(sys.argv) > 1 else "tests/fuzz_corpus",
+         sys.argv[2] if len(sys.argv) > 2 else "bench/data")
