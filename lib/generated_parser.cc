@@ -180,6 +180,11 @@ uint64_t& SlowVarintsForTesting() {
   return calls;
 }
 
+uint64_t& PlainClearsForTesting() {
+  thread_local uint64_t clears = 0;
+  return clears;
+}
+
 const char* ReadTagSlow(const char* p, const char* end, uint32_t* tag) {
   uint64_t v;
   const char* next = internal::ReadVarint(p, end, 5, &v);

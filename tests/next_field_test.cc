@@ -11,6 +11,10 @@
 // Short varints: gen::ReadVarint reads one- and two-byte values inline and hands only longer ones
 // (or one cut by the input's end) to ReadVarintSlow (gen::SlowVarintsForTesting counts those).
 //
+// Plain clears: a message parsed in place of old contents whose reusable repeated fields are all
+// short (at most gen::kClearedInPlaceElements elements) is reset by a plain Clear(); a longer one
+// is set aside and its elements reused one by one (gen::PlainClearsForTesting counts the former).
+//
 // Every input parses as upstream does, under every kernel.
 
 #include <string>
@@ -147,6 +151,37 @@ TEST_P(NextFieldTest, LongerVarintsAndCutOnesGoOutOfLine) {
   std::string cut = shape.SerializeAsString();
   cut.pop_back();
   EXPECT_EQ(ParseCountingSlowVarints(cut), 1u);
+}
+
+// Parses `bytes` with the generated parser in place of `msg`'s old contents; the result must equal
+// upstream's. Returns how many messages were reset by a plain Clear().
+uint64_t ParseInPlaceCountingPlainClears(const std::string& bytes, Shape* msg) {
+  Shape upstream;
+  EXPECT_TRUE(upstream.ParseFromString(bytes));
+  gen::PlainClearsForTesting() = 0;
+  EXPECT_TRUE(ParseMessage(bytes, msg).ok());
+  const uint64_t plain = gen::PlainClearsForTesting();
+  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(*msg, upstream))
+      << msg->DebugString() << "\nupstream:\n"
+      << upstream.DebugString();
+  return plain;
+}
+
+TEST_P(NextFieldTest, ShortFieldsAreResetByAPlainClear) {
+  const std::string three_points = MakeShape().SerializeAsString();
+  Shape six = MakeShape();
+  for (int i = 4; i <= 6; ++i) *six.add_points() = MakePoint(i, i);
+  static_assert(gen::kClearedInPlaceElements >= 3 && gen::kClearedInPlaceElements < 6);
+  const std::string six_points = six.SerializeAsString();
+  Shape msg;
+  EXPECT_EQ(ParseInPlaceCountingPlainClears(three_points, &msg), 1u);  // Nothing old.
+  EXPECT_EQ(ParseInPlaceCountingPlainClears(six_points, &msg), 1u);    // Three old points.
+  EXPECT_EQ(ParseInPlaceCountingPlainClears(three_points, &msg), 0u);  // Six: set aside.
+  EXPECT_EQ(ParseInPlaceCountingPlainClears(three_points, &msg), 1u);  // Three again.
+  gen::PlainClearsForTesting() = 0;
+  ASSERT_TRUE(MergeMessage(three_points, &msg).ok());  // A merge clears nothing.
+  EXPECT_EQ(gen::PlainClearsForTesting(), 0u);
+  EXPECT_EQ(msg.points_size(), 6);
 }
 
 PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(NextFieldTest);

@@ -118,18 +118,22 @@ inline const char* ReadTag(const char* p, const char* end, uint32_t* tag) {
 // PBACCEL_GEN_COUNT_FAST_PATHS defined (a test's); other generated code does not count.
 // PredictedTagsForTesting: successor predictions that hit (NextTagIs true), whose jumps skip the
 // switch. SlowVarintsForTesting: varints ReadVarint handed to ReadVarintSlow (longer than two
-// bytes, or cut by the input's end); shorter ones must be read inline.
+// bytes, or cut by the input's end); shorter ones must be read inline. PlainClearsForTesting:
+// messages parsed in place of their old contents whose reusable fields were all short enough
+// to reset with a plain Clear() (ClearKeeping below).
 uint64_t& PredictedTagsForTesting();
 uint64_t& SlowVarintsForTesting();
+uint64_t& PlainClearsForTesting();
 
 // The number of parses and merges on this thread whose required fields Run() checked by walking
 // the whole message (IsInitialized()), not by the checks generated parsers make as they go
 // (Context::MarkMaybeUninitialized): for tests, which must see that walk skipped.
 uint64_t& FullRequiredFieldChecksForTesting();
 
-// Generated code compiled with PBACCEL_GEN_COUNT_FAST_PATHS gets its own NextTagIs and ReadVarint,
-// in an inline namespace (other symbols): a program may link counting and plain generated parsers
-// together. Only generated code calls them from a header, so each has one definition per symbol.
+// Generated code compiled with PBACCEL_GEN_COUNT_FAST_PATHS gets its own NextTagIs, ReadVarint and
+// ClearKeeping, in an inline namespace (other symbols): a program may link counting and plain
+// generated parsers together. Only generated code calls them from a header, so each has one
+// definition per symbol.
 #if defined(PBACCEL_GEN_COUNT_FAST_PATHS)
 inline namespace counting_fast_paths {
 #endif
@@ -335,15 +339,24 @@ ABSL_ATTRIBUTE_NOINLINE void ClearKeepingElements(google::protobuf::MessageLite*
 inline constexpr int kClearedInPlaceElements = 4;
 
 // Clear() if `plain` (the generated test: every shallow field short, every deep one empty), else
-// ClearKeepingElements.
+// ClearKeepingElements. (Counted like the fast paths above: PlainClearsForTesting.)
+#if defined(PBACCEL_GEN_COUNT_FAST_PATHS)
+inline namespace counting_fast_paths {
+#endif
 template <typename... Fields>
 inline void ClearKeeping(google::protobuf::MessageLite* msg, bool plain, Fields*... fields) {
   if (plain) {
+#if defined(PBACCEL_GEN_COUNT_FAST_PATHS)
+    ++PlainClearsForTesting();
+#endif
     msg->Clear();
   } else {
     ClearKeepingElements(msg, fields...);
   }
 }
+#if defined(PBACCEL_GEN_COUNT_FAST_PATHS)
+}  // namespace counting_fast_paths
+#endif
 
 // One reusable repeated field of the message being parsed: Next() gives the field's next element,
 // an old one while there are (*old = true: it still holds old contents), then new ones; Finish()
