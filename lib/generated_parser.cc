@@ -222,7 +222,7 @@ const char* ReadLengthSlow(const char* p, const char* end, const char** payload_
   return p;
 }
 
-bool ValidUtf8(const char* p, const char* end) {
+bool ValidUtf8Slow(const char* p, const char* end) {
   return google::protobuf::internal::IsStructurallyValidUTF8(p, static_cast<int>(end - p));
 }
 

@@ -250,6 +250,57 @@ TEST(GeneratedParserTest, DifferentialAgainstUpstream) {
   }
 }
 
+// proto3 `string` fields: upstream rejects invalid UTF-8 (bytes fields are not checked), and the
+// generated parser checks ASCII inline, in overlapping words, before it hands anything else to
+// upstream's validator. One multi-byte sequence, valid or not, at every position of strings of
+// 1-40 bytes (every word and tail alignment) must be accepted or rejected as upstream does, in a
+// singular, an optional and a repeated field (parsed in place of old strings), full and lite.
+TEST(GeneratedParserTest, Proto3StringsAcceptExactlyTheUtf8UpstreamAccepts) {
+  const std::vector<std::string> sequences = {
+      "\xC3\xA9",     "\xE2\x82\xAC", "\xF0\x9F\x98\x80",  // Valid: 2, 3, 4 bytes.
+      "\x80",         "\xFF",         "\xC0\x80",          // Stray, never valid, overlong.
+      "\xED\xA0\x80", "\xC3",         "\x7F"};             // Surrogate, cut, ASCII DEL.
+  size_t rejected = 0, cases = 0;
+  test3::Singulars3 reused;
+  test3lite::Singulars3 reused_lite;
+  for (int n = 0; n <= 40; ++n) {
+    for (const std::string& sequence : sequences) {
+      for (int at = 0; at <= n; ++at) {
+        std::string text(static_cast<size_t>(n), 'a');
+        text.insert(static_cast<size_t>(at), sequence);
+        std::string bytes;
+        for (const int number : {15, 18, 19, 19, 16, 20}) {  // str, opt_str, strs x2, raw, raws.
+          testing::AppendTag(number, 2, &bytes);
+          testing::AppendVarint(text.size(), &bytes);
+          bytes += text;
+        }
+        ++cases;
+        test3::Singulars3 upstream, fresh;
+        const bool upstream_ok = upstream.ParseFromString(bytes);
+        rejected += !upstream_ok;
+        const std::string where =
+            absl::StrCat("n=", n, " at=", at, " sequence ", absl::BytesToHexString(sequence));
+        ASSERT_EQ(ParseMessage(bytes, &fresh).ok(), upstream_ok) << where;
+        ASSERT_EQ(ParseMessage(bytes, &reused).ok(), upstream_ok) << where;
+        test3lite::Singulars3 upstream_lite;
+        ASSERT_EQ(upstream_lite.ParseFromString(bytes), upstream_ok) << where;
+        ASSERT_EQ(ParseMessage(bytes, &reused_lite).ok(), upstream_ok) << where;
+        if (upstream_ok) {
+          EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(fresh, upstream)) << where;
+          EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(reused, upstream))
+              << where;
+          EXPECT_EQ(reused_lite.SerializeAsString(), upstream_lite.SerializeAsString()) << where;
+        } else {
+          reused.Clear();  // A failed parse leaves the message unspecified.
+          reused_lite.Clear();
+        }
+      }
+    }
+  }
+  EXPECT_GT(rejected, 0u);
+  EXPECT_LT(rejected, cases);
+}
+
 class GeneratedLiteTest : public testing::EveryKernelTest {};
 
 // LITE_RUNTIME types (no reflection, so only generated parsers take them): random messages of the

@@ -201,8 +201,25 @@ inline int32_t ZigZag32(uint64_t v) {
 
 inline int64_t ZigZag64(uint64_t v) { return static_cast<int64_t>((v >> 1) ^ (0 - (v & 1))); }
 
-// Upstream's UTF-8 check for proto3 `string` fields.
-bool ValidUtf8(const char* p, const char* end);
+// Upstream's UTF-8 check for proto3 `string` fields: ASCII (most names, paths and keys) is
+// checked inline, eight bytes at a time; anything else goes to upstream's validator.
+bool ValidUtf8Slow(const char* p, const char* end);
+inline bool ValidUtf8(const char* p, const char* end) {
+  const size_t n = static_cast<size_t>(end - p);
+  uint64_t high;  // The OR of the string's bytes, in some lanes (overlapping loads cover a tail).
+  if (n >= 8) {
+    high = LoadFixed<uint64_t>(end - 8);
+    for (const char* q = p; end - q > 8; q += 8) high |= LoadFixed<uint64_t>(q);
+  } else if (n >= 4) {
+    high = LoadFixed<uint32_t>(p) | LoadFixed<uint32_t>(end - 4);
+  } else if (n > 0) {
+    high =
+        static_cast<uint8_t>(p[0]) | static_cast<uint8_t>(p[n / 2]) | static_cast<uint8_t>(end[-1]);
+  } else {
+    return true;
+  }
+  return (high & 0x8080808080808080ull) == 0 || ValidUtf8Slow(p, end);
+}
 
 // --- Packed repeated fields ----------------------------------------------------------------------
 
@@ -361,16 +378,20 @@ inline void ClearKeeping(google::protobuf::MessageLite* msg, bool plain, Fields*
 // One reusable repeated field of the message being parsed: Next() gives the field's next element,
 // an old one while there are (*old = true: it still holds old contents), then new ones; Finish()
 // drops the old elements not reused. Without reuse, every element is new (a merge appends).
+// The old elements' pointers are read from the field's array, located once (for strings that is a
+// call into libprotobuf, an extern template): nothing else adds to the field while old elements
+// remain (its elements come only from Next(); upstream, handed a field of its number with another
+// wire type, keeps that as an unknown field).
 template <typename Element>
 class ReusedElements {
  public:
   ReusedElements(google::protobuf::RepeatedPtrField<Element>* field, bool reuse)
-      : field_(field), reusable_(reuse ? field->size() : 0) {}
+      : field_(field),
+        reusable_(reuse ? field->size() : 0),
+        old_(reusable_ > 0 ? field->pointer_begin() : Pointers()) {}
   Element* Next(bool* old) {
     *old = used_ < reusable_;
-    // pointer_begin() is inline; Mutable(i) is a call into libprotobuf for strings (an extern
-    // template), a tenth of a reused string table's parse.
-    return *old ? *(field_->pointer_begin() + used_++) : field_->Add();
+    return *old ? *(old_ + used_++) : field_->Add();
   }
   Element* Next() {  // For strings, which assign() resets.
     bool old;
@@ -381,9 +402,12 @@ class ReusedElements {
   }
 
  private:
+  using Pointers = typename google::protobuf::RepeatedPtrField<Element>::pointer_iterator;
+
   google::protobuf::RepeatedPtrField<Element>* field_;
   int used_ = 0;
   int reusable_;
+  Pointers old_;
 };
 
 // --- Handing a field to upstream -----------------------------------------------------------------
