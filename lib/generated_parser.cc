@@ -185,41 +185,38 @@ uint64_t& PlainClearsForTesting() {
   return clears;
 }
 
-const char* ReadTagSlow(const char* p, const char* end, uint32_t* tag) {
+TagRead ReadTagSlow(const char* p, const char* end) {
   uint64_t v;
   const char* next = internal::ReadVarint(p, end, 5, &v);
-  if (next == nullptr) {
-    *tag = 0;
-    return p;
-  }
-  *tag = static_cast<uint32_t>(v);
-  return next;
+  if (next == nullptr) return {p, 0};
+  return {next, static_cast<uint32_t>(v)};
 }
 
 // A varint of 2-8 bytes with 8 bytes left is one load: its end from the word's high bits, its
 // value joined without a branch on its length (a byte loop mispredicts its exit whenever lengths
 // vary, as ids and timestamps do). Longer ones, and the input's last bytes, take the byte loop.
-const char* ReadVarintSlow(const char* p, const char* end, uint64_t* value) {
+VarintRead ReadVarintSlow(const char* p, const char* end) {
   if (end - p >= 8) {
     const uint64_t word = internal::LoadLittleEndian64(reinterpret_cast<const uint8_t*>(p));
     const uint64_t stops = ~word & internal::kHighBits;
     if (stops != 0) {
       const int bits = __builtin_ctzll(stops) + 1;  // 8 * the varint's length.
-      *value = internal::Compact7x8(bits == 64 ? word : word & ((uint64_t{1} << bits) - 1));
-      return p + bits / 8;
+      return {p + bits / 8,
+              internal::Compact7x8(bits == 64 ? word : word & ((uint64_t{1} << bits) - 1))};
     }
   }
-  return internal::ReadVarint(p, end, 10, value);
+  uint64_t value = 0;
+  const char* next = internal::ReadVarint(p, end, 10, &value);
+  return {next, value};
 }
 
-const char* ReadLengthSlow(const char* p, const char* end, const char** payload_end) {
+LengthRead ReadLengthSlow(const char* p, const char* end) {
   uint64_t n;
   p = internal::ReadVarint(p, end, 5, &n);
   if (p == nullptr || n > static_cast<uint64_t>(INT_MAX) || n > static_cast<uint64_t>(end - p)) {
-    return nullptr;
+    return {nullptr, nullptr};
   }
-  *payload_end = p + n;
-  return p;
+  return {p, p + n};
 }
 
 bool ValidUtf8Slow(const char* p, const char* end) {

@@ -98,10 +98,25 @@ using MergeFn = const char* (*)(const char* p, const char* end, google::protobuf
 
 // --- Reading the wire (upstream's rules: google/protobuf/parse_context.h) -----------------------
 
-// Out-of-line continuations of the inline readers below, for multi-byte values.
-const char* ReadTagSlow(const char* p, const char* end, uint32_t* tag);
-const char* ReadVarintSlow(const char* p, const char* end, uint64_t* value);
-const char* ReadLengthSlow(const char* p, const char* end, const char** payload_end);
+// Out-of-line continuations of the inline readers below, for multi-byte values. Each returns its
+// two results in registers (a struct of two words), not through memory: a call site then keeps
+// the value in a register, and the generated code is smaller.
+struct TagRead {
+  const char* next;  // The byte after the tag (the tag's first byte if it is malformed).
+  uint32_t tag;      // 0 if malformed.
+};
+TagRead ReadTagSlow(const char* p, const char* end);
+struct VarintRead {
+  const char* next;  // The byte after the varint, or nullptr if it is malformed.
+  uint64_t value;
+};
+VarintRead ReadVarintSlow(const char* p, const char* end);
+struct LengthRead {
+  const char* payload;  // The payload's first byte, or nullptr if the length is malformed or the
+                        // payload does not fit before `end`.
+  const char* payload_end;
+};
+LengthRead ReadLengthSlow(const char* p, const char* end);
 
 // Reads a tag (at most 5 bytes, bits past 32 dropped). REQUIRES p < end. Returns the byte after
 // it; a malformed tag yields *tag = 0, which no generated case matches, so it goes to Delegate.
@@ -111,7 +126,9 @@ inline const char* ReadTag(const char* p, const char* end, uint32_t* tag) {
     *tag = b;
     return p + 1;
   }
-  return ReadTagSlow(p, end, tag);
+  const TagRead read = ReadTagSlow(p, end);
+  *tag = read.tag;
+  return read.next;
 }
 
 // Fast paths a test must see taken are counted on this thread by generated parsers compiled with
@@ -165,7 +182,9 @@ inline const char* ReadVarint(const char* p, const char* end, uint64_t* value) {
 #if defined(PBACCEL_GEN_COUNT_FAST_PATHS)
   ++SlowVarintsForTesting();
 #endif
-  return ReadVarintSlow(p, end, value);
+  const VarintRead read = ReadVarintSlow(p, end);
+  *value = read.value;
+  return read.next;
 }
 #if defined(PBACCEL_GEN_COUNT_FAST_PATHS)
 }  // namespace counting_fast_paths
@@ -181,7 +200,9 @@ inline const char* ReadLength(const char* p, const char* end, const char** paylo
     *payload_end = p + n;
     return p;
   }
-  return ReadLengthSlow(p, end, payload_end);
+  const LengthRead read = ReadLengthSlow(p, end);
+  *payload_end = read.payload_end;
+  return read.payload;
 }
 
 // A fixed-width little-endian value. REQUIRES: sizeof(T) bytes readable at p.
