@@ -132,8 +132,9 @@ int DecodeShort(const char* p, const char* end, typename FormatTraits<F>::Out* o
 // kernel itself when it says it is the faster (short_payloads_direct: avx512 and bmi2), else to
 // DecodeShort; each wins on those kernels (measured on bench/data's fields).
 template <VarintFormat F>
-bool ParseShortPacked(const char* p, const char* end,
-                      RepeatedField<typename FormatTraits<F>::Out>* f, const Context& ctx) {
+ABSL_ATTRIBUTE_NOINLINE bool ParseShortPacked(const char* p, const char* end,
+                                              RepeatedField<typename FormatTraits<F>::Out>* f,
+                                              const Context& ctx) {
   const int n = static_cast<int>(end - p);  // At most kShortPackedBytes: no overflow.
   if (n == 0) return true;
   const int old = f->size();
@@ -159,6 +160,30 @@ bool ParseShortPacked(const char* p, const char* end,
   }
   f->Truncate(count < 0 ? old : old + count);
   return count >= 0;
+}
+
+// The common case of ParseShortPacked, kept small (no frame to set up for the rest): a tiny
+// payload (1 to kTinyPayloadBytes bytes) within the readable input, into a field with room for
+// kTinyPayloadBytes more values (a reused field has it), goes straight to the kernel's
+// decode_tiny, which writes into the spare capacity; the size then grows over the values decoded.
+// Anything else, and a malformed payload, takes ParseShortPacked.
+template <VarintFormat F>
+inline bool ParseTinyOrShortPacked(const char* p, const char* end,
+                                   RepeatedField<typename FormatTraits<F>::Out>* f,
+                                   const Context& ctx) {
+  const size_t n = static_cast<size_t>(end - p);
+  if (n - 1 < static_cast<size_t>(internal::kTinyPayloadBytes) &&
+      ABSL_PREDICT_TRUE(ctx.readable_end() - p >= internal::kTinyReadableBytes) &&
+      f->Capacity() - f->size() >= internal::kTinyPayloadBytes) {
+    const int count = internal::ActiveKernel().TinyDecoder(F)(
+        reinterpret_cast<const uint8_t*>(p), reinterpret_cast<const uint8_t*>(end),
+        f->AddNAlreadyReserved(0), internal::kTinyPayloadBytes);
+    if (ABSL_PREDICT_TRUE(count >= 0)) {
+      f->AddNAlreadyReserved(count);
+      return true;
+    }
+  }
+  return ParseShortPacked<F>(p, end, f, ctx);
 }
 
 }  // namespace
@@ -225,15 +250,19 @@ bool ValidUtf8Slow(const char* p, const char* end) {
 
 // --- Packed fields -------------------------------------------------------------------------------
 
-// Up to kShortPackedBytes: ParseShortPacked. Longer: the public API (count, reserve exactly,
-// kernel).
-#define PBACCEL_PACKED_PARSER(Name, F, T)                                                  \
-  bool ParsePacked##Name(const char* p, const char* end, RepeatedField<T>* f,              \
-                         const Context& ctx) {                                             \
-    if (static_cast<size_t>(end - p) <= kShortPackedBytes) {                               \
-      return ParseShortPacked<VarintFormat::F>(p, end, f, ctx);                            \
-    }                                                                                      \
-    return DecodePacked##Name(absl::string_view(p, static_cast<size_t>(end - p)), f).ok(); \
+// Up to kShortPackedBytes: ParseTinyOrShortPacked. Longer: the public API (count, reserve
+// exactly, kernel), out of line, so that the short paths need no frame for its status.
+#define PBACCEL_PACKED_PARSER(Name, F, T)                                                   \
+  static ABSL_ATTRIBUTE_NOINLINE bool ParseLongPacked##Name(const char* p, const char* end, \
+                                                            RepeatedField<T>* f) {          \
+    return DecodePacked##Name(absl::string_view(p, static_cast<size_t>(end - p)), f).ok();  \
+  }                                                                                         \
+  bool ParsePacked##Name(const char* p, const char* end, RepeatedField<T>* f,               \
+                         const Context& ctx) {                                              \
+    if (static_cast<size_t>(end - p) <= kShortPackedBytes) {                                \
+      return ParseTinyOrShortPacked<VarintFormat::F>(p, end, f, ctx);                       \
+    }                                                                                       \
+    return ParseLongPacked##Name(p, end, f);                                                \
   }
 PBACCEL_PACKED_PARSER(Int32, kInt32, int32_t)
 PBACCEL_PACKED_PARSER(Int64, kInt64, int64_t)
