@@ -222,8 +222,11 @@ inline int32_t ZigZag32(uint64_t v) {
 
 inline int64_t ZigZag64(uint64_t v) { return static_cast<int64_t>((v >> 1) ^ (0 - (v & 1))); }
 
-// Upstream's UTF-8 check for proto3 `string` fields: ASCII (most names, paths and keys) is
-// checked inline, eight bytes at a time; anything else goes to upstream's validator.
+// Upstream's UTF-8 check for proto3 `string` fields. ASCII (most names, paths and keys) is
+// recognized inline: the OR of the string's bytes, loaded eight at a time with the last eight
+// overlapping (four and four for 4-7 bytes; first, middle and last for 1-3), has no high bit.
+// Anything else goes to upstream's validator (a call into libprotobuf that cost a string table
+// more than copying its strings).
 bool ValidUtf8Slow(const char* p, const char* end);
 inline bool ValidUtf8(const char* p, const char* end) {
   const size_t n = static_cast<size_t>(end - p);
