@@ -122,19 +122,17 @@ int DecodeShort(const char* p, const char* end, typename FormatTraits<F>::Out* o
   return static_cast<int>(out - first);
 }
 
-// A payload of at most kShortPackedBytes, appended to `f`: room for one value per byte (at least
-// 16, so that decode_tiny can store one-byte values 16 at a time; geometric growth keeps that
-// bounded by the input) is reserved once and the values are decoded straight into the spare
-// capacity (no count pass, no status). An empty payload appends nothing and reserves nothing. A
-// tiny payload within the readable input goes to the kernel's decode_tiny (no setup, no bound check
-// per value); one of up to kBoundedTinyPayloadBytes to the kernel's bounded tiny decoder where it
-// has one (avx512: tile geometry, OSM way refs); the rest (and what those do not take) to the
-// kernel itself when it says it is the faster (short_payloads_direct: avx512 and bmi2), else to
+// A payload of more than kTinyPayloadBytes, up to kShortPackedBytes (or a tiny one that
+// ParseTinyOrShortPacked could not give to decode_tiny), appended to `f`: room for one value per
+// byte (at least kTinyPayloadBytes; geometric growth keeps that bounded by the input) is reserved
+// once and the values are decoded straight into the spare capacity (no count pass, no status).
+// One of up to kBoundedTinyPayloadBytes goes to the kernel's bounded tiny decoder where it has one
+// (avx512: tile geometry, OSM way refs); the rest (and what that does not take) to the kernel
+// itself when it says it is the faster (short_payloads_direct: avx512 and bmi2), else to
 // DecodeShort; each wins on those kernels (measured on bench/data's fields).
 template <VarintFormat F>
 ABSL_ATTRIBUTE_NOINLINE bool ParseShortPacked(const char* p, const char* end,
-                                              RepeatedField<typename FormatTraits<F>::Out>* f,
-                                              const Context& ctx) {
+                                              RepeatedField<typename FormatTraits<F>::Out>* f) {
   const int n = static_cast<int>(end - p);  // At most kShortPackedBytes: no overflow.
   if (n == 0) return true;
   const int old = f->size();
@@ -145,11 +143,8 @@ ABSL_ATTRIBUTE_NOINLINE bool ParseShortPacked(const char* p, const char* end,
   const auto* const begin = reinterpret_cast<const uint8_t*>(p);
   const auto* const stop = reinterpret_cast<const uint8_t*>(end);
   const bool tiny = n <= internal::kTinyPayloadBytes;
-  int count = internal::kTinyUnhandled;  // Or the values decoded, or < 0 if malformed.
-  if (tiny && ABSL_PREDICT_TRUE(ctx.readable_end() - p >= internal::kTinyReadableBytes)) {
-    count = kernel.TinyDecoder(F)(begin, stop, out, room);
-  }
-  if (!tiny) count = kernel.DecodeTinyBounded(F, begin, stop, out, static_cast<size_t>(n));
+  int count = tiny ? internal::kTinyUnhandled  // Values decoded, or < 0 if malformed.
+                   : kernel.DecodeTinyBounded(F, begin, stop, out, static_cast<size_t>(n));
   if (count == internal::kTinyUnhandled) {
     if (kernel.short_payloads_direct && !tiny) {
       const internal::DecodeResult r = kernel.Decoder(F, false)(begin, stop, out, n, 0);
@@ -162,19 +157,26 @@ ABSL_ATTRIBUTE_NOINLINE bool ParseShortPacked(const char* p, const char* end,
   return count >= 0;
 }
 
-// The common case of ParseShortPacked, kept small (no frame to set up for the rest): a tiny
-// payload (1 to kTinyPayloadBytes bytes) within the readable input, into a field with room for
-// kTinyPayloadBytes more values (a reused field has it), goes straight to the kernel's
-// decode_tiny, which writes into the spare capacity; the size then grows over the values decoded.
-// Anything else, and a malformed payload, takes ParseShortPacked.
+// Reserves room for kTinyPayloadBytes more values (out of line: a reused field has it).
+template <typename T>
+ABSL_ATTRIBUTE_NOINLINE void ReserveTinyRoom(RepeatedField<T>* f) {
+  f->Reserve(f->size() + internal::kTinyPayloadBytes);
+}
+
+// A payload of at most kShortPackedBytes, appended to `f`. A tiny one (1 to kTinyPayloadBytes
+// bytes) within the readable input goes to the kernel's decode_tiny (no setup, no bound check per
+// value), which writes into the spare capacity (room for kTinyPayloadBytes values, so that it can
+// store one-byte values 16 at a time), and the size then grows over the values decoded: a small
+// frame, the rest out of line. Any other, and one with a varint longer than decode_tiny takes,
+// goes to ParseShortPacked. A malformed one appends nothing.
 template <VarintFormat F>
 inline bool ParseTinyOrShortPacked(const char* p, const char* end,
                                    RepeatedField<typename FormatTraits<F>::Out>* f,
                                    const Context& ctx) {
   const size_t n = static_cast<size_t>(end - p);
   if (n - 1 < static_cast<size_t>(internal::kTinyPayloadBytes) &&
-      ABSL_PREDICT_TRUE(ctx.readable_end() - p >= internal::kTinyReadableBytes) &&
-      f->Capacity() - f->size() >= internal::kTinyPayloadBytes) {
+      ABSL_PREDICT_TRUE(ctx.readable_end() - p >= internal::kTinyReadableBytes)) {
+    if (f->Capacity() - f->size() < internal::kTinyPayloadBytes) ReserveTinyRoom(f);
     const int count = internal::ActiveKernel().TinyDecoder(F)(
         reinterpret_cast<const uint8_t*>(p), reinterpret_cast<const uint8_t*>(end),
         f->AddNAlreadyReserved(0), internal::kTinyPayloadBytes);
@@ -182,8 +184,9 @@ inline bool ParseTinyOrShortPacked(const char* p, const char* end,
       f->AddNAlreadyReserved(count);
       return true;
     }
+    if (count == internal::kTinyMalformed) return false;
   }
-  return ParseShortPacked<F>(p, end, f, ctx);
+  return ParseShortPacked<F>(p, end, f);
 }
 
 }  // namespace
