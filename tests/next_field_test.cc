@@ -68,18 +68,28 @@ std::string ReversedFields(const Shape& shape) {
   return bytes;
 }
 
-// Parses `bytes` with the generated parser and upstream; returns the jumps taken.
-uint64_t ParseCountingJumps(const std::string& bytes) {
+// Parses `bytes` with the generated parser into *parsed (in place of its contents) and with
+// upstream into a fresh message, which must agree (both accept and give the same message, or both
+// reject). Returns how far the parse moved `counter` (one of gen::*ForTesting()).
+uint64_t ParseCounting(const std::string& bytes, uint64_t& counter, Shape* parsed) {
   Shape upstream;
-  EXPECT_TRUE(upstream.ParseFromString(bytes));
+  const bool upstream_ok = upstream.ParseFromString(bytes);
+  counter = 0;
+  const absl::Status s = ParseMessage(bytes, parsed);
+  const uint64_t counted = counter;
+  EXPECT_EQ(s.ok(), upstream_ok) << s;
+  if (s.ok() && upstream_ok) {
+    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(*parsed, upstream))
+        << parsed->DebugString() << "\nupstream:\n"
+        << upstream.DebugString();
+  }
+  return counted;
+}
+
+// The jumps a parse of `bytes` (valid) into a fresh message takes.
+uint64_t ParseCountingJumps(const std::string& bytes) {
   Shape parsed;
-  gen::PredictedTagsForTesting() = 0;
-  EXPECT_TRUE(ParseMessage(bytes, &parsed).ok());
-  const uint64_t jumps = gen::PredictedTagsForTesting();
-  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(parsed, upstream))
-      << parsed.DebugString() << "\nupstream:\n"
-      << upstream.DebugString();
-  return jumps;
+  return ParseCounting(bytes, gen::PredictedTagsForTesting(), &parsed);
 }
 
 class NextFieldTest : public testing::EveryKernelTest {};
@@ -103,22 +113,10 @@ TEST_P(NextFieldTest, FieldsInReverseOrderTakeOnlyTheJumpsWithinRuns) {
 
 TEST_P(NextFieldTest, AnEmptyMessageTakesNoJump) { EXPECT_EQ(ParseCountingJumps(""), 0u); }
 
-// Parses `bytes` with the generated parser and upstream, which must agree (both accept and give
-// the same message, or both reject); returns the varints read out of line.
+// The varints a parse of `bytes` into a fresh message reads out of line.
 uint64_t ParseCountingSlowVarints(const std::string& bytes) {
-  Shape upstream;
-  const bool upstream_ok = upstream.ParseFromString(bytes);
   Shape parsed;
-  gen::SlowVarintsForTesting() = 0;
-  const absl::Status s = ParseMessage(bytes, &parsed);
-  const uint64_t slow = gen::SlowVarintsForTesting();
-  EXPECT_EQ(s.ok(), upstream_ok) << s;
-  if (s.ok() && upstream_ok) {
-    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(parsed, upstream))
-        << parsed.DebugString() << "\nupstream:\n"
-        << upstream.DebugString();
-  }
-  return slow;
+  return ParseCounting(bytes, gen::SlowVarintsForTesting(), &parsed);
 }
 
 // MakeShape() with every varint field one byte long (its points' negative y are ten bytes each).
@@ -153,20 +151,6 @@ TEST_P(NextFieldTest, LongerVarintsAndCutOnesGoOutOfLine) {
   EXPECT_EQ(ParseCountingSlowVarints(cut), 1u);
 }
 
-// Parses `bytes` with the generated parser in place of `msg`'s old contents; the result must equal
-// upstream's. Returns how many messages were reset by a plain Clear().
-uint64_t ParseInPlaceCountingPlainClears(const std::string& bytes, Shape* msg) {
-  Shape upstream;
-  EXPECT_TRUE(upstream.ParseFromString(bytes));
-  gen::PlainClearsForTesting() = 0;
-  EXPECT_TRUE(ParseMessage(bytes, msg).ok());
-  const uint64_t plain = gen::PlainClearsForTesting();
-  EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(*msg, upstream))
-      << msg->DebugString() << "\nupstream:\n"
-      << upstream.DebugString();
-  return plain;
-}
-
 TEST_P(NextFieldTest, ShortFieldsAreResetByAPlainClear) {
   const std::string three_points = MakeShape().SerializeAsString();
   Shape six = MakeShape();
@@ -174,10 +158,13 @@ TEST_P(NextFieldTest, ShortFieldsAreResetByAPlainClear) {
   static_assert(gen::kClearedInPlaceElements >= 3 && gen::kClearedInPlaceElements < 6);
   const std::string six_points = six.SerializeAsString();
   Shape msg;
-  EXPECT_EQ(ParseInPlaceCountingPlainClears(three_points, &msg), 1u);  // Nothing old.
-  EXPECT_EQ(ParseInPlaceCountingPlainClears(six_points, &msg), 1u);    // Three old points.
-  EXPECT_EQ(ParseInPlaceCountingPlainClears(three_points, &msg), 0u);  // Six: set aside.
-  EXPECT_EQ(ParseInPlaceCountingPlainClears(three_points, &msg), 1u);  // Three again.
+  const auto plain_clears = [&msg](const std::string& bytes) {
+    return ParseCounting(bytes, gen::PlainClearsForTesting(), &msg);
+  };
+  EXPECT_EQ(plain_clears(three_points), 1u);  // Nothing old.
+  EXPECT_EQ(plain_clears(six_points), 1u);    // Three old points.
+  EXPECT_EQ(plain_clears(three_points), 0u);  // Six: set aside.
+  EXPECT_EQ(plain_clears(three_points), 1u);  // Three again.
   gen::PlainClearsForTesting() = 0;
   ASSERT_TRUE(MergeMessage(three_points, &msg).ok());  // A merge clears nothing.
   EXPECT_EQ(gen::PlainClearsForTesting(), 0u);
