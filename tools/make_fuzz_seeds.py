@@ -76,20 +76,20 @@ def fields(data):
 
 
 # The real-data schemas, as far as the excerpts need them: each message's submessage fields (by
-# number: the submessage's schema) and packed varint fields.
-LINE = {"sub": {}, "packed": set()}
-PROFILE = {"sub": {1: LINE, 2: {"sub": {3: LINE}, "packed": {1, 2}}, 3: LINE,
-                   4: {"sub": {4: LINE}, "packed": set()}, 5: LINE, 11: LINE},
+# number: the submessage's schema) and packed varint fields. LEAF: a message with neither (a
+# profile's ValueType, Label, Line, Function, Mapping; a tile's Value; an OSM StringTable, Info).
+LEAF = {"sub": {}, "packed": set()}
+PROFILE = {"sub": {1: LEAF, 2: {"sub": {3: LEAF}, "packed": {1, 2}}, 3: LEAF,
+                   4: {"sub": {4: LEAF}, "packed": set()}, 5: LEAF, 11: LEAF},
            "packed": {13}}
-TILE = {"sub": {3: {"sub": {2: {"sub": {}, "packed": {2, 4}}, 4: LINE}, "packed": set()}},
+TILE = {"sub": {3: {"sub": {2: {"sub": {}, "packed": {2, 4}}, 4: LEAF}, "packed": set()}},
         "packed": set()}
-INFO = {"sub": {}, "packed": set()}
 DENSE_INFO = {"sub": {}, "packed": {1, 2, 3, 4, 5, 6}}
-PRIMITIVE_BLOCK = {"sub": {1: LINE, 2: {"sub": {
-    1: {"sub": {4: INFO}, "packed": {2, 3}},
+PRIMITIVE_BLOCK = {"sub": {1: LEAF, 2: {"sub": {
+    1: {"sub": {4: LEAF}, "packed": {2, 3}},
     2: {"sub": {5: DENSE_INFO}, "packed": {1, 8, 9, 10}},
-    3: {"sub": {4: INFO}, "packed": {2, 3, 8, 9, 10}},
-    4: {"sub": {4: INFO}, "packed": {2, 3, 8, 9, 10}}}, "packed": set()}}, "packed": set()}
+    3: {"sub": {4: LEAF}, "packed": {2, 3, 8, 9, 10}},
+    4: {"sub": {4: LEAF}, "packed": {2, 3, 8, 9, 10}}}, "packed": set()}}, "packed": set()}
 
 
 def excerpt(data, schema, keep=3, values=8):
