@@ -25,10 +25,20 @@ namespace {
 
 using google::protobuf::Message;
 
+// Whether `ours` (ParseMessage's status and message) equals upstream's parse (ok and message).
+template <typename T>
+bool SameAsUpstream(bool upstream_ok, const T& upstream, const absl::Status& s, const T& ours) {
+  return upstream_ok && s.ok() &&
+         google::protobuf::util::MessageDifferencer::Equals(upstream, ours) &&
+         upstream.SerializeAsString() == ours.SerializeAsString();
+}
+
 // upstream's ParseFromString and ParseMessage with and without the generated parser agree on
-// every message of the corpus (as type T).
+// every message of the corpus (as type T): parsed into a new message, and parsed in turn into one
+// message that holds the previous input's contents (mode "stream").
 template <typename T>
 absl::Status VerifyParsers(const Corpus& corpus) {
+  T generated_stream, reflection_stream;
   for (size_t i = 0; i < corpus.messages.size(); ++i) {
     T upstream, generated, reflection;
     const bool upstream_ok = upstream.ParseFromString(corpus.messages[i]);
@@ -38,11 +48,13 @@ absl::Status VerifyParsers(const Corpus& corpus) {
       const T& msg;
     } ours[] = {
         {"generated", ParseMessage(corpus.messages[i], &generated), generated},
-        {"reflection", ParseMessageByReflection(corpus.messages[i], &reflection), reflection}};
+        {"reflection", ParseMessageByReflection(corpus.messages[i], &reflection), reflection},
+        {"generated (stream)", ParseMessage(corpus.messages[i], &generated_stream),
+         generated_stream},
+        {"reflection (stream)", ParseMessageByReflection(corpus.messages[i], &reflection_stream),
+         reflection_stream}};
     for (const auto& [path, s, msg] : ours) {
-      if (!upstream_ok || !s.ok() ||
-          !google::protobuf::util::MessageDifferencer::Equals(upstream, msg) ||
-          upstream.SerializeAsString() != msg.SerializeAsString()) {
+      if (!SameAsUpstream(upstream_ok, upstream, s, msg)) {
         return absl::InternalError(absl::StrCat(corpus.name, " message ", i, ": pbaccel's ", path,
                                                 " path (", s.ToString(), ") and upstream (",
                                                 upstream_ok ? "ok" : "rejected", ") differ"));
@@ -85,11 +97,12 @@ struct Candidate {
   std::function<uint64_t()> run;
 };
 
-// The six message-parser candidates for type T over `corpus` (reused messages live in `reused`).
+// The message-parser candidates for type T over `corpus`, four modes per parser. The messages
+// parsed again and again live in `reused`: each parser has its own, one per input ("reuse") and
+// one for the whole corpus ("stream").
 template <typename T>
 std::vector<Candidate> ParserCandidates(const Corpus& corpus,
                                         std::vector<std::unique_ptr<T>>* reused) {
-  for (size_t i = 0; i < corpus.messages.size(); ++i) reused->push_back(std::make_unique<T>());
   const auto upstream = [](const std::string& bytes, T* msg) {
     return msg->ParseFromString(bytes) ? 1u : 0u;
   };
@@ -108,11 +121,19 @@ std::vector<Candidate> ParserCandidates(const Corpus& corpus,
     // Plain copies, not structured bindings: clang 14 cannot capture those in the lambdas below.
     const std::string name = entry.first;
     const auto parse = entry.second;
-    out.push_back({name, "reuse", [messages, reused, parse]() {
+    const size_t first = reused->size();  // This parser's messages: [first, first + size].
+    for (size_t i = 0; i <= messages->size(); ++i) reused->push_back(std::make_unique<T>());
+    out.push_back({name, "reuse", [messages, reused, first, parse]() {
                      uint64_t sum = 0;
                      for (size_t i = 0; i < messages->size(); ++i) {
-                       sum += parse((*messages)[i], (*reused)[i].get());
+                       sum += parse((*messages)[i], (*reused)[first + i].get());
                      }
+                     return sum;
+                   }});
+    out.push_back({name, "stream", [messages, reused, first, parse]() {
+                     T* msg = (*reused)[first + messages->size()].get();
+                     uint64_t sum = 0;
+                     for (const std::string& m : *messages) sum += parse(m, msg);
                      return sum;
                    }});
     out.push_back({name, "fresh", [messages, parse]() {
@@ -171,8 +192,8 @@ absl::Status RunCorpus(const Corpus& corpus, const Views& views, const RealDataO
   if (s.ok()) s = VerifyViews(corpus, views);
   if (!s.ok()) return s;
   result->notes.push_back(absl::StrFormat(
-      "%s: %zu files, %zu messages, %.1f MB; pbaccel verified equal to upstream on every message "
-      "(MessageDifferencer, re-serialized bytes)%s",
+      "%s: %zu files, %zu messages, %.1f MB; pbaccel verified equal to upstream on every message, "
+      "into a new message and in turn into one (MessageDifferencer, re-serialized bytes)%s",
       corpus.name, corpus.files, corpus.messages.size(), corpus.bytes() / 1e6,
       views.protozero != nullptr ? " and to protozero's read (checksums)" : ""));
   std::vector<std::unique_ptr<T>> reused;

@@ -4,14 +4,18 @@
 // prints it first). For each corpus (realdata_corpus.h):
 //   * message parsers into OSMPBF::PrimitiveBlock / vector_tile::Tile (and, with `pprof`,
 //     perftools::profiles::Profile): upstream `ParseFromString` ("protobuf") and
-//     `pbaccel::ParseMessage` ("pbaccel"), each in three modes: "reuse" (one message per input,
-//     reused across rounds: a server's steady state), "fresh" (a new heap message per parse) and
-//     "arena" (a new google::protobuf::Arena per parse);
+//     `pbaccel::ParseMessage` ("pbaccel"), each in four modes: "reuse" (one message per input,
+//     reused across rounds, so each parse replaces contents of the same shape), "stream" (one
+//     message for the whole corpus, each input parsed in turn in place of the previous one: a
+//     reader of a file of blocks, a server thread's request), "fresh" (a new heap message per
+//     parse) and "arena" (a new google::protobuf::Arena per parse). Every parser has its own
+//     reused messages;
 //   * OSM and MVT: zero-copy reads of every packed field (realdata_views.h): "protozero" and
 //     "pbaccel" (payloads decoded into a span), "pbaccel_foreach" and "pbaccel_iterator" (read
 //     through PackedView), mode "view".
 // Before any timing every implementation is verified on every message: pbaccel's messages equal
-// upstream's (MessageDifferencer and re-serialized bytes), and every view's checksums are equal.
+// upstream's (MessageDifferencer and re-serialized bytes), parsed into a new message and into the
+// one that holds the previous input, and every view's checksums are equal.
 // Timing: interleaved rounds (bench/timing.h), the minimum per implementation, as MB/s of
 // serialized input.
 
@@ -38,7 +42,7 @@ struct RealDataRow {
   size_t messages = 0;
   size_t bytes = 0;
   std::string implementation;  // "protobuf", "pbaccel", "protozero".
-  std::string mode;            // "reuse", "fresh", "arena", "view".
+  std::string mode;            // "reuse", "stream", "fresh", "arena", "view".
   double mb_per_s = 0;         // Serialized input bytes per second / 1e6, best round.
 };
 

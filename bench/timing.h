@@ -1,9 +1,10 @@
 // Copyright 2026 The pbaccel Authors.
 //
 // timing.h: interleaved repetitions for side-by-side measurements on a noisy shared machine.
-// Every implementation takes one sample per round (as many back-to-back runs as fill about the
-// same time for each), the starting one rotating, so a noise episode hits all of them alike; the
-// quiet estimate is the minimum over the rounds (the median is reported beside it).
+// Every implementation takes one sample per round (after one untimed run, as many back-to-back
+// runs as fill about the same time for each), the starting one rotating, so a noise episode hits
+// all of them alike; the quiet estimate is the minimum over the rounds (the median is reported
+// beside it).
 
 #ifndef PBACCEL_BENCH_TIMING_H_
 #define PBACCEL_BENCH_TIMING_H_
@@ -38,10 +39,10 @@ inline int RunsFor(const Impl& impl, double target_ns) {
   return std::max(1, static_cast<int>(target_ns / std::max(NowNs() - t0, 1.0)));
 }
 
-// `reps` rounds; in each, every implementation runs back to back as many times as fill about
-// `sample_ns` (counted per implementation, so a fast one is not timed on one or two runs whose
-// first pays for the caches the others left cold). Returns ns per item for each implementation
-// and round.
+// `reps` rounds; in each, every implementation runs once untimed, then back to back as many times
+// as fill about `sample_ns` (counted per implementation): no sample includes the run that pays for
+// the caches the others left cold, which would weigh most on a fast implementation over a large
+// input (one or two runs per sample). Returns ns per item for each implementation and round.
 inline std::vector<std::vector<double>> TimeInterleaved(const std::vector<Impl>& impls,
                                                         size_t items, int reps, double sample_ns) {
   std::vector<std::vector<double>> samples(impls.size());
@@ -55,6 +56,7 @@ inline std::vector<std::vector<double>> TimeInterleaved(const std::vector<Impl>&
   for (int r = 0; r < reps; ++r) {
     for (size_t j = 0; j < impls.size(); ++j) {
       const size_t i = (j + static_cast<size_t>(r)) % impls.size();
+      sink = sink + impls[i].run();  // Untimed: brings this implementation's data into cache.
       const double t0 = NowNs();
       for (int k = 0; k < runs[i]; ++k) sink = sink + impls[i].run();
       samples[i].push_back((NowNs() - t0) /

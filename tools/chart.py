@@ -9,7 +9,8 @@ real data first, one bar per row, its value written at the bar's end.
 
 Sections, top to bottom:
   * Real data (//bench:realdata's CSV): the generated parser against ParseFromString per corpus and
-    mode (messages reused, fresh message, fresh arena), the reflection parser (reused), and the
+    mode (messages reused, one message with the inputs in turn, fresh message, fresh arena), the
+    reflection parser (reused), and the
     zero-copy read against protozero (view);
   * Messages (compare's msg_* rows): per message;
   * Packed arrays (compare's payload workloads): the auto-selected kernel (implementation
@@ -28,8 +29,8 @@ PBACCEL = "#d62728"        # pbaccel against upstream.
 PROTOZERO = "#1f77b4"      # pbaccel's zero-copy read against protozero.
 REFLECTION = "#ff9896"     # ParseMessage without generated parsers.
 SIZE_SHADES = ["#fdd0a2", "#fdae6b", "#f16913", "#a63603", "#7f2704"]  # small n -> large n.
-MODES = OrderedDict([("reuse", "messages reused"), ("fresh", "fresh message"),
-                     ("arena", "fresh arena")])
+MODES = OrderedDict([("reuse", "messages reused"), ("stream", "one message, inputs in turn"),
+                     ("fresh", "fresh message"), ("arena", "fresh arena")])
 PARSERS_SECTION = "Real data: generated parser vs ParseFromString"
 # //bench:realdata's corpora: (name in the chart, name in the table).
 CORPORA = OrderedDict([("osm", ("OSM PBF blocks", "OSM")), ("mvt", ("vector tiles", "MVT")),
