@@ -4,14 +4,20 @@
 // through the differential checker under every kernel this CPU supports: pbaccel's ParseMessage
 // and ParsePartialMessage must accept them and give upstream's message, byte for byte. The
 // zero-copy reads of the benchmark (OSM, tiles) must agree with protozero's on every message under
-// every kernel, and malformed variants of real messages must get upstream's decision.
+// every kernel, and malformed variants of real messages must get upstream's decision. A corpus's
+// messages parsed in turn into one message (a reader of a file of blocks, a server thread's
+// request) must each give upstream's message too.
 
+#include <algorithm>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "bench/realdata_corpus.h"
 #include "bench/realdata_views.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "pbaccel/kernels.h"
 #include "pbaccel/message_parser.h"
@@ -65,6 +71,50 @@ void CheckCorpus(const Corpus& corpus, const google::protobuf::Message& prototyp
       }
     }
   }
+}
+
+// Every message of the corpus parsed by ParseMessage into one message, in file order and then in a
+// shuffled order, under every kernel: each parse replaces another input's contents (more or fewer
+// elements, other sizes; generated_parser.h: reused elements) and must give exactly the message a
+// fresh upstream parse gives. At the end a MergeFrom must find no old element left uncleared.
+void CheckInTurn(const Corpus& corpus, const google::protobuf::Message& prototype) {
+  ASSERT_GT(corpus.messages.size(), 1u);
+  std::vector<std::unique_ptr<google::protobuf::Message>> upstream;
+  for (const std::string& m : corpus.messages) {
+    upstream.emplace_back(prototype.New());
+    ASSERT_TRUE(upstream.back()->ParseFromString(m));
+  }
+  std::vector<size_t> order(corpus.messages.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::vector<size_t> shuffled = order;
+  std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937_64(11));
+  order.insert(order.end(), shuffled.begin(), shuffled.end());
+  for (absl::string_view kernel : SupportedKernels()) {
+    ScopedKernelOverride force(kernel);
+    ASSERT_TRUE(force.ok()) << kernel;
+    std::unique_ptr<google::protobuf::Message> ours(prototype.New());
+    for (size_t i : order) {
+      SCOPED_TRACE(absl::StrCat(corpus.name, " message ", i, ", kernel ", kernel));
+      ASSERT_TRUE(ParseMessage(corpus.messages[i], ours.get()).ok());
+      ASSERT_TRUE(google::protobuf::util::MessageDifferencer::Equals(*upstream[i], *ours));
+      ASSERT_EQ(testing::DeterministicSerialization(*ours),
+                testing::DeterministicSerialization(*upstream[i]));
+    }
+    const google::protobuf::Message& last = *upstream[order.back()];
+    std::unique_ptr<google::protobuf::Message> merged(last.New());
+    merged->CopyFrom(last);
+    merged->MergeFrom(last);
+    ours->MergeFrom(last);
+    EXPECT_EQ(testing::DeterministicSerialization(*ours),
+              testing::DeterministicSerialization(*merged))
+        << corpus.name << ", kernel " << kernel << ": an old element was left uncleared";
+  }
+}
+
+TEST(RealDataTest, InputsParsedInTurnIntoOneMessageAsUpstream) {
+  CheckInTurn(Load(&LoadOsm), OSMPBF::PrimitiveBlock::default_instance());
+  CheckInTurn(Load(&LoadMvt), vector_tile::Tile::default_instance());
+  CheckInTurn(Load(&LoadPprof), perftools::profiles::Profile::default_instance());
 }
 
 TEST(RealDataTest, OsmBlocksParseAsUpstream) {
