@@ -120,6 +120,9 @@ class Parser {
     std::vector<Level> enclosing;
     const MessagePlan* current = &plan;
     const char* run = p;  // Start of the fields not yet handed over.
+    // This message's length-delimited fields so far, while none of them was worth taking.
+    int small_fields = 0;
+    bool took_one = false;
     internal::WireField field;
     internal::WireError error;
     while (true) {
@@ -132,8 +135,13 @@ class Parser {
           const FieldAction* action = current->Find(field.number);
           if (action == nullptr || action->kind == FieldAction::kUpstream ||
               !Worthwhile(*action, field.varint, budget)) {
+            if (!took_one && ++small_fields == internal::kSmallFieldsBeforeHandOver) {
+              ++internal::SmallFieldHandOversForTesting();
+              break;  // The rest of this message to upstream, below.
+            }
             continue;
           }
+          took_one = true;
           // Hand over the fields before this one, then take this one.
           if (run < field.tag) {
             absl::Status s = Upstream(run, field.tag, msg, budget);
@@ -147,6 +155,8 @@ class Parser {
             run = field.payload;
             end = p;
             p = field.payload;
+            small_fields = 0;
+            took_one = false;
             continue;
           }
           absl::Status s = TakeScalar(*action, field.payload, p, msg);
@@ -168,6 +178,7 @@ class Parser {
       current = enclosing.back().plan;
       ++budget;
       enclosing.pop_back();
+      took_one = true;  // The submessage just left.
     }
   }
 

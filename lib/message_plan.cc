@@ -202,5 +202,10 @@ const MessagePlan& PlanFor(const Descriptor* descriptor) {
   return *last;
 }
 
+uint64_t& SmallFieldHandOversForTesting() {
+  thread_local uint64_t hand_overs = 0;
+  return hand_overs;
+}
+
 }  // namespace internal
 }  // namespace pbaccel

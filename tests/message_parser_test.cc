@@ -18,6 +18,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
+#include "pbaccel/internal/message_plan.h"
 #include "pbaccel/pbaccel.h"
 #include "pbaccel/testing/differential.h"
 #include "pbaccel/testing/wire_builder.h"
@@ -203,6 +204,44 @@ TEST(MessageParserTest, UpstreamRejectionsNameTheInnermostField) {
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(std::string(s.message()),
               HasSubstr("malformed varint in pbaccel.test2.Leaf.x (field 1) at byte offset 7"));
+}
+
+// The reflection walk of a message whose first length-delimited fields are all too small to take
+// stops after kSmallFieldsBeforeHandOver of them and hands the rest to upstream unread, a large
+// packed field after them included; a message in which it took a field first, or with fewer small
+// ones, is walked to its end. Either way the message is upstream's.
+TEST(MessageParserTest, RunsOfSmallFieldsGoToUpstreamUnread) {
+  const auto postings = [](int n) {
+    bench::Batch b;
+    for (int i = 0; i < n; ++i) {
+      bench::Posting* p = b.add_postings();
+      p->set_term_id(static_cast<uint64_t>(i));
+      for (uint32_t d : {1u, 2u, 3u}) p->add_doc_deltas(d);
+    }
+    return b.SerializeAsString();
+  };
+  bench::Batch scores;  // 200 values of 2-3 bytes: a packed field the walk takes.
+  for (int i = 0; i < 200; ++i) scores.add_scores(i * 1000 - 100000);
+  const int k = internal::kSmallFieldsBeforeHandOver;
+  const struct {
+    std::string bytes;
+    uint64_t hand_overs;
+  } cases[] = {
+      {postings(k + 50) + scores.SerializeAsString(), 1},
+      {scores.SerializeAsString() + postings(k + 50), 0},
+      {postings(k - 1) + scores.SerializeAsString(), 0},
+      {postings(k), 1},
+  };
+  for (const auto& c : cases) {
+    const uint64_t before = internal::SmallFieldHandOversForTesting();
+    bench::Batch ours, upstream;
+    ASSERT_TRUE(upstream.ParseFromString(c.bytes));
+    ASSERT_TRUE(ParseMessageByReflection(c.bytes, &ours).ok());
+    EXPECT_EQ(internal::SmallFieldHandOversForTesting() - before, c.hand_overs);
+    EXPECT_TRUE(MessageDifferencer::Equals(upstream, ours));
+    EXPECT_EQ(DeterministicSerialization(ours), DeterministicSerialization(upstream));
+    EXPECT_EQ(CompareWithUpstream(c.bytes, bench::Batch::default_instance()), "");
+  }
 }
 
 }  // namespace
