@@ -61,17 +61,31 @@ def _pbaccel_codegen_impl(ctx):
     outs = []
     sources = []
     out_dir = None
+    include_dirs = []
+    # This package's output directory (external/<repo>/... for a rule of another repository).
+    package_out = "/".join([part for part in [ctx.bin_dir.path, ctx.label.workspace_root, ctx.label.package] if part])
     for target in ctx.attr.srcs:
         info = target[ProtoInfo]
         root = info.proto_source_root
         for src in info.direct_sources:
-            # The path protoc knows the file by, relative to its proto_path.
+            # The path protoc knows the file by, relative to its proto_path (its import path).
             virtual = src.path[len(root) + 1:] if root not in ("", ".") and src.path.startswith(root + "/") else src.path
             if not virtual.endswith(".proto"):
                 fail("not a .proto file: " + src.path)
             stem = virtual[:-len(".proto")]
-            h = ctx.actions.declare_file(src.basename[:-len(".proto")] + ".pbaccel.h")
-            cc = ctx.actions.declare_file(src.basename[:-len(".proto")] + ".pbaccel.cc")
+            if root.startswith(package_out + "/"):
+                # A proto_library with strip_import_prefix or import_prefix: its files sit under
+                # a directory of its own (Bazel's _virtual_imports/<name>) at their import paths,
+                # and so do the generated ones, that directory on the include path as for
+                # cc_proto_library's headers.
+                out_stem = root[len(package_out) + 1:] + "/" + stem
+                if root not in include_dirs:
+                    include_dirs.append(root)
+            else:
+                # Otherwise beside cc_proto_library's foo.pb.h: in the package, by file name.
+                out_stem = src.basename[:-len(".proto")]
+            h = ctx.actions.declare_file(out_stem + ".pbaccel.h")
+            cc = ctx.actions.declare_file(out_stem + ".pbaccel.cc")
             if not h.path.endswith("/" + stem + ".pbaccel.h"):
                 fail("pbaccel_cc_parser must be declared in the package of %s (like cc_proto_library's outputs)" % src.path)
             this_dir = h.path[:-len("/" + stem + ".pbaccel.h")]
@@ -91,7 +105,12 @@ def _pbaccel_codegen_impl(ctx):
         mnemonic = "PbaccelParserCodegen",
         progress_message = "Generating pbaccel parsers for %s" % ctx.label,
     )
-    return [DefaultInfo(files = depset(outs))]
+    return [
+        DefaultInfo(files = depset(outs)),
+        # The include path of generated files at import paths of their own (above), for the
+        # cc_library that compiles them and its users.
+        CcInfo(compilation_context = cc_common.create_compilation_context(includes = depset(include_dirs))),
+    ]
 
 _pbaccel_codegen = rule(
     implementation = _pbaccel_codegen_impl,
@@ -107,7 +126,9 @@ def pbaccel_cc_parser(name, srcs, deps, **kwargs):
 
     Args:
       name: the cc_library's name.
-      srcs: proto_library targets, declared in this package.
+      srcs: proto_library targets, declared in this package. With strip_import_prefix or
+        import_prefix, the generated headers are included by the files' import paths, as
+        cc_proto_library's are.
       deps: their cc_proto_library targets, and the pbaccel_cc_parser libraries of imported files
         if you want their generated parsers for submessages of their types (looked up at run time:
         any such parser linked into the program is used; full-runtime types only; without one,
@@ -125,7 +146,7 @@ def pbaccel_cc_parser(name, srcs, deps, **kwargs):
         name = name,
         srcs = [":" + codegen],
         hdrs = [":" + codegen],
-        deps = deps + [Label("//lib:generated_parser"), Label("//lib:pbaccel")],
+        deps = deps + [":" + codegen, Label("//lib:generated_parser"), Label("//lib:pbaccel")],
         # The generated files register their parsers at static initialization: keep them linked
         # even where no code names them (ParseMessage(bytes, Message*) finds them by type).
         alwayslink = True,
