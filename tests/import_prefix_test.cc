@@ -1,9 +1,10 @@
 // Copyright 2026 The pbaccel Authors.
 //
-// pbaccel_cc_parser on proto_library targets with strip_import_prefix and import_prefix: the
-// generated headers are included by their files' import paths, as cc_proto_library's are, the
-// typed overloads compile, both types' generated parsers are registered (a submessage of the
-// imported file's type included), and they parse as upstream does under every kernel.
+// pbaccel_cc_parser on proto_library targets with strip_import_prefix and import_prefix, and on
+// one whose file sits in a subdirectory of its package: the generated headers are included by
+// their files' import paths, as cc_proto_library's are, the typed overloads compile, every type's
+// generated parser is registered (submessages of the imported files' types included), and they
+// parse as upstream does under every kernel.
 
 #include <string>
 
@@ -11,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "pbaccel/message_parser.h"
 #include "pbaccel/testing/differential.h"
+#include "tests/prefixed/acme/notes.pbaccel.h"
 #include "vendor/tests/prefixed/acme/items.pbaccel.h"
 
 namespace pbaccel {
@@ -18,6 +20,7 @@ namespace {
 
 using test::acme::Order;
 using test::acme::items::Item;
+using test::acme::notes::Note;
 
 Order SomeOrder(int items) {
   Order order;
@@ -29,12 +32,15 @@ Order SomeOrder(int items) {
     for (uint32_t c = 0; c < static_cast<uint32_t>(i % 20); ++c) item->add_counts(c * c * 300);
     item->set_name("item " + std::to_string(i));
   }
+  order.mutable_note()->set_text("leave at the door");
+  for (int i = 0; i < items; ++i) order.mutable_note()->add_marks(-i * 1000);
   return order;
 }
 
 TEST(ImportPrefixTest, GeneratedParsersOfMovedFilesParseAsUpstream) {
   EXPECT_TRUE(HasGeneratedParser(Order::default_instance()));
   EXPECT_TRUE(HasGeneratedParser(Item::default_instance()));
+  EXPECT_TRUE(HasGeneratedParser(Note::default_instance()));
   for (int items : {0, 1, 5, 40}) {
     const std::string bytes = SomeOrder(items).SerializeAsString();
     Order ours;
@@ -44,6 +50,9 @@ TEST(ImportPrefixTest, GeneratedParsersOfMovedFilesParseAsUpstream) {
     Item item;
     ASSERT_TRUE(ParseMessage(SomeOrder(items + 1).items(items).SerializeAsString(), &item).ok());
     EXPECT_EQ(item.sku(), static_cast<uint64_t>(items) * 7919);
+    Note note;
+    ASSERT_TRUE(ParseMessage(SomeOrder(items).note().SerializeAsString(), &note).ok());
+    EXPECT_EQ(note.marks_size(), items);
   }
 }
 

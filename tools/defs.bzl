@@ -82,8 +82,12 @@ def _pbaccel_codegen_impl(ctx):
                 if root not in include_dirs:
                     include_dirs.append(root)
             else:
-                # Otherwise beside cc_proto_library's foo.pb.h: in the package, by file name.
-                out_stem = src.basename[:-len(".proto")]
+                # Otherwise beside cc_proto_library's foo.pb.h: at the file's path in the package
+                # (sub/foo.pbaccel.h for sub/foo.proto).
+                package_prefix = ctx.label.package + "/" if ctx.label.package else ""
+                if not stem.startswith(package_prefix):
+                    fail("pbaccel_cc_parser must be declared in the package of %s (like cc_proto_library's outputs)" % src.path)
+                out_stem = stem[len(package_prefix):]
             h = ctx.actions.declare_file(out_stem + ".pbaccel.h")
             cc = ctx.actions.declare_file(out_stem + ".pbaccel.cc")
             if not h.path.endswith("/" + stem + ".pbaccel.h"):
@@ -93,7 +97,7 @@ def _pbaccel_codegen_impl(ctx):
                 fail("pbaccel_cc_parser: all srcs must share one proto root")
             out_dir = this_dir
             outs += [h, cc]
-            sources.append(src)
+            sources.append(virtual)  # By import path: as protoc resolves it among the roots.
     run_protoc_plugin(
         ctx,
         protos = [t[ProtoInfo] for t in ctx.attr.srcs],

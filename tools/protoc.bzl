@@ -10,7 +10,9 @@ def run_protoc_plugin(ctx, protos, sources, plugin, name, out_dir, outs, mnemoni
       ctx: the rule's context (its `_protoc` attribute is PROTOC_ATTR).
       protos: the ProtoInfo of every proto_library the sources come from (their import paths and
         transitive sources are protoc's inputs).
-      sources: the .proto files to generate code for.
+      sources: the .proto files to generate code for: Files, or their import paths (which protoc
+        resolves against the proto paths as it does imports; a File's path can also lie under
+        another root, such as ".", and then be named by the wrong path).
       plugin: the plugin's executable File.
       name: the plugin's name: --<name>_out and --<name>_opt.
       out_dir: the --<name>_out directory.
