@@ -4,10 +4,12 @@
 // one whose file sits in a subdirectory of its package: the generated headers are included by
 // their files' import paths, as cc_proto_library's are, the typed overloads compile, every type's
 // generated parser is registered (submessages of the imported files' types included), and they
-// parse as upstream does under every kernel.
+// parse as upstream does under every kernel. cc_grpc_library's header is included the same way.
 
 #include <string>
+#include <type_traits>
 
+#include "acme/orders.grpc.pb.h"
 #include "acme/orders.pbaccel.h"
 #include "gtest/gtest.h"
 #include "pbaccel/message_parser.h"
@@ -36,6 +38,9 @@ Order SomeOrder(int items) {
   for (int i = 0; i < items; ++i) order.mutable_note()->add_marks(-i * 1000);
   return order;
 }
+
+// The service's generated code compiles from the moved file's header path.
+static_assert(std::is_polymorphic_v<test::acme::OrderDesk::Service>);
 
 TEST(ImportPrefixTest, GeneratedParsersOfMovedFilesParseAsUpstream) {
   EXPECT_TRUE(HasGeneratedParser(Order::default_instance()));

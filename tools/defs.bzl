@@ -37,7 +37,7 @@ accept/reject decision, MessageDifferencer::Equals, identical re-serialization.
 (testing/differential.h documents the checker.)
 """
 
-load(":protoc.bzl", "PROTOC_ATTR", "run_protoc_plugin")
+load(":protoc.bzl", "PROTOC_ATTR", "declare_generated_files", "generated_include_path", "run_protoc_plugin")
 
 def pbaccel_differential_test(name, deps, messages, iterations = 100, seed = 42, size = "medium", **kwargs):
     """A cc_test running pbaccel's differential checker on `messages` (full protobuf names)."""
@@ -58,63 +58,20 @@ def pbaccel_differential_test(name, deps, messages, iterations = 100, seed = 42,
 
 
 def _pbaccel_codegen_impl(ctx):
-    outs = []
-    sources = []
-    out_dir = None
-    include_dirs = []
-    # This package's output directory (external/<repo>/... for a rule of another repository).
-    package_out = "/".join([part for part in [ctx.bin_dir.path, ctx.label.workspace_root, ctx.label.package] if part])
-    for target in ctx.attr.srcs:
-        info = target[ProtoInfo]
-        root = info.proto_source_root
-        for src in info.direct_sources:
-            # The path protoc knows the file by, relative to its proto_path (its import path).
-            virtual = src.path[len(root) + 1:] if root not in ("", ".") and src.path.startswith(root + "/") else src.path
-            if not virtual.endswith(".proto"):
-                fail("not a .proto file: " + src.path)
-            stem = virtual[:-len(".proto")]
-            if root.startswith(package_out + "/"):
-                # A proto_library with strip_import_prefix or import_prefix: its files sit under
-                # a directory of its own (Bazel's _virtual_imports/<name>) at their import paths,
-                # and so do the generated ones, that directory on the include path as for
-                # cc_proto_library's headers.
-                out_stem = root[len(package_out) + 1:] + "/" + stem
-                if root not in include_dirs:
-                    include_dirs.append(root)
-            else:
-                # Otherwise beside cc_proto_library's foo.pb.h: at the file's path in the package
-                # (sub/foo.pbaccel.h for sub/foo.proto).
-                package_prefix = ctx.label.package + "/" if ctx.label.package else ""
-                if not stem.startswith(package_prefix):
-                    fail("pbaccel_cc_parser must be declared in the package of %s (like cc_proto_library's outputs)" % src.path)
-                out_stem = stem[len(package_prefix):]
-            h = ctx.actions.declare_file(out_stem + ".pbaccel.h")
-            cc = ctx.actions.declare_file(out_stem + ".pbaccel.cc")
-            if not h.path.endswith("/" + stem + ".pbaccel.h"):
-                fail("pbaccel_cc_parser must be declared in the package of %s (like cc_proto_library's outputs)" % src.path)
-            this_dir = h.path[:-len("/" + stem + ".pbaccel.h")]
-            if out_dir != None and out_dir != this_dir:
-                fail("pbaccel_cc_parser: all srcs must share one proto root")
-            out_dir = this_dir
-            outs += [h, cc]
-            sources.append(virtual)  # By import path: as protoc resolves it among the roots.
+    protos = [t[ProtoInfo] for t in ctx.attr.srcs]
+    generated = declare_generated_files(ctx, protos, [".pbaccel.h", ".pbaccel.cc"], "pbaccel_cc_parser")
     run_protoc_plugin(
         ctx,
-        protos = [t[ProtoInfo] for t in ctx.attr.srcs],
-        sources = sources,
+        protos = protos,
+        sources = generated.sources,
         plugin = ctx.executable._plugin,
         name = "pbaccel",
-        out_dir = out_dir,
-        outs = outs,
+        out_dir = generated.out_dir,
+        outs = generated.outs,
         mnemonic = "PbaccelParserCodegen",
         progress_message = "Generating pbaccel parsers for %s" % ctx.label,
     )
-    return [
-        DefaultInfo(files = depset(outs)),
-        # The include path of generated files at import paths of their own (above), for the
-        # cc_library that compiles them and its users.
-        CcInfo(compilation_context = cc_common.create_compilation_context(includes = depset(include_dirs))),
-    ]
+    return [DefaultInfo(files = depset(generated.outs)), generated_include_path(generated.include_dirs)]
 
 _pbaccel_codegen = rule(
     implementation = _pbaccel_codegen_impl,

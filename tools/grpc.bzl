@@ -14,28 +14,24 @@ PBACCEL_GRPC_USE_FOR(...) (pbaccel/grpc.h), so that every translation unit that 
 service's handlers sees the same SerializationTraits.
 """
 
-load(":protoc.bzl", "PROTOC_ATTR", "run_protoc_plugin")
+load(":protoc.bzl", "PROTOC_ATTR", "declare_generated_files", "generated_include_path", "run_protoc_plugin")
 
 def _grpc_codegen_impl(ctx):
     proto = ctx.attr.proto[ProtoInfo]
-    outs = []
-    for src in proto.direct_sources:
-        base = src.basename[:-len(".proto")]
-        outs.append(ctx.actions.declare_file(base + ".grpc.pb.h"))
-        outs.append(ctx.actions.declare_file(base + ".grpc.pb.cc"))
+    generated = declare_generated_files(ctx, [proto], [".grpc.pb.h", ".grpc.pb.cc"], "cc_grpc_library")
     run_protoc_plugin(
         ctx,
         protos = [proto],
-        sources = proto.direct_sources,
+        sources = generated.sources,
         plugin = ctx.executable._plugin,
         name = "grpc",
-        out_dir = ctx.bin_dir.path,
-        outs = outs,
+        out_dir = generated.out_dir,
+        outs = generated.outs,
         mnemonic = "GrpcCppCodegen",
         progress_message = "Generating gRPC C++ code for %s" % ctx.label,
         options = ["additional_header_includes=" + ":".join(ctx.attr.additional_header_includes)] if ctx.attr.additional_header_includes else [],
     )
-    return [DefaultInfo(files = depset(outs))]
+    return [DefaultInfo(files = depset(generated.outs)), generated_include_path(generated.include_dirs)]
 
 _grpc_codegen = rule(
     implementation = _grpc_codegen_impl,
@@ -50,7 +46,8 @@ _grpc_codegen = rule(
 def cc_grpc_library(name, srcs, deps, additional_header_includes = [], extra_deps = [], **kwargs):
     """A cc_library of the gRPC service code generated from the one proto_library in srcs.
 
-    Declare it in the proto_library's package: protoc writes the code beside the .proto.
+    Declare it in the proto_library's package: the generated foo.grpc.pb.h is included by the same
+    path as foo.pb.h (strip_import_prefix and import_prefix included).
     extra_deps: libraries providing additional_header_includes.
     """
     if len(srcs) != 1:
@@ -65,6 +62,6 @@ def cc_grpc_library(name, srcs, deps, additional_header_includes = [], extra_dep
         name = name,
         srcs = [":" + codegen],
         hdrs = [":" + codegen],
-        deps = deps + extra_deps + ["@com_github_grpc_grpc//:grpc++"],
+        deps = deps + extra_deps + [":" + codegen, "@com_github_grpc_grpc//:grpc++"],
         **kwargs
     )
