@@ -234,12 +234,10 @@ TEST(MessageParserTest, RunsOfSmallFieldsGoToUpstreamUnread) {
   };
   for (const auto& c : cases) {
     const uint64_t before = internal::SmallFieldHandOversForTesting();
-    bench::Batch ours, upstream;
-    ASSERT_TRUE(upstream.ParseFromString(c.bytes));
+    bench::Batch ours;
     ASSERT_TRUE(ParseMessageByReflection(c.bytes, &ours).ok());
     EXPECT_EQ(internal::SmallFieldHandOversForTesting() - before, c.hand_overs);
-    EXPECT_TRUE(MessageDifferencer::Equals(upstream, ours));
-    EXPECT_EQ(DeterministicSerialization(ours), DeterministicSerialization(upstream));
+    // The message, under every kernel and on both paths:
     EXPECT_EQ(CompareWithUpstream(c.bytes, bench::Batch::default_instance()), "");
   }
 }

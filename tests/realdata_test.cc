@@ -22,6 +22,7 @@
 #include "pbaccel/kernels.h"
 #include "pbaccel/message_parser.h"
 #include "pbaccel/testing/differential.h"
+#include "pbaccel/testing/every_kernel.h"
 #include "proto/osmformat.pb.h"
 #include "proto/profile.pb.h"
 #include "proto/vector_tile.pb.h"
@@ -74,48 +75,51 @@ void CheckCorpus(const Corpus& corpus, const google::protobuf::Message& prototyp
 }
 
 // Every message of the corpus parsed by ParseMessage into one message, in file order and then in a
-// shuffled order, under every kernel: each parse replaces another input's contents (more or fewer
-// elements, other sizes; generated_parser.h: reused elements) and must give exactly the message a
-// fresh upstream parse gives. At the end a MergeFrom must find no old element left uncleared.
+// shuffled order, under the test's kernel: each parse replaces another input's contents (more or
+// fewer elements, other sizes; generated_parser.h: reused elements) and must give exactly the
+// message a fresh upstream parse gives. At the end a MergeFrom must find no old element left
+// uncleared.
 void CheckInTurn(const Corpus& corpus, const google::protobuf::Message& prototype) {
   ASSERT_GT(corpus.messages.size(), 1u);
-  std::vector<std::unique_ptr<google::protobuf::Message>> upstream;
-  for (const std::string& m : corpus.messages) {
-    upstream.emplace_back(prototype.New());
-    ASSERT_TRUE(upstream.back()->ParseFromString(m));
-  }
   std::vector<size_t> order(corpus.messages.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::vector<size_t> shuffled = order;
   std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937_64(11));
   order.insert(order.end(), shuffled.begin(), shuffled.end());
-  for (absl::string_view kernel : SupportedKernels()) {
-    ScopedKernelOverride force(kernel);
-    ASSERT_TRUE(force.ok()) << kernel;
-    std::unique_ptr<google::protobuf::Message> ours(prototype.New());
-    for (size_t i : order) {
-      SCOPED_TRACE(absl::StrCat(corpus.name, " message ", i, ", kernel ", kernel));
-      ASSERT_TRUE(ParseMessage(corpus.messages[i], ours.get()).ok());
-      ASSERT_TRUE(google::protobuf::util::MessageDifferencer::Equals(*upstream[i], *ours));
-      ASSERT_EQ(testing::DeterministicSerialization(*ours),
-                testing::DeterministicSerialization(*upstream[i]));
-    }
-    const google::protobuf::Message& last = *upstream[order.back()];
-    std::unique_ptr<google::protobuf::Message> merged(last.New());
-    merged->CopyFrom(last);
-    merged->MergeFrom(last);
-    ours->MergeFrom(last);
-    EXPECT_EQ(testing::DeterministicSerialization(*ours),
-              testing::DeterministicSerialization(*merged))
-        << corpus.name << ", kernel " << kernel << ": an old element was left uncleared";
+  std::unique_ptr<google::protobuf::Message> ours(prototype.New());
+  std::unique_ptr<google::protobuf::Message> upstream(prototype.New());
+  for (size_t i : order) {
+    SCOPED_TRACE(absl::StrCat(corpus.name, " message ", i));
+    ASSERT_TRUE(upstream->ParseFromString(corpus.messages[i]));
+    ASSERT_TRUE(ParseMessage(corpus.messages[i], ours.get()).ok());
+    ASSERT_TRUE(google::protobuf::util::MessageDifferencer::Equals(*upstream, *ours));
+    ASSERT_EQ(testing::DeterministicSerialization(*ours),
+              testing::DeterministicSerialization(*upstream));
   }
+  std::unique_ptr<google::protobuf::Message> merged(upstream->New());
+  merged->CopyFrom(*upstream);
+  merged->MergeFrom(*upstream);
+  ours->MergeFrom(*upstream);
+  EXPECT_EQ(testing::DeterministicSerialization(*ours),
+            testing::DeterministicSerialization(*merged))
+      << corpus.name << ": an old element was left uncleared";
 }
 
-TEST(RealDataTest, InputsParsedInTurnIntoOneMessageAsUpstream) {
+class RealDataInTurnTest : public testing::EveryKernelTest {};
+
+TEST_P(RealDataInTurnTest, OsmBlocks) {
   CheckInTurn(Load(&LoadOsm), OSMPBF::PrimitiveBlock::default_instance());
+}
+
+TEST_P(RealDataInTurnTest, VectorTiles) {
   CheckInTurn(Load(&LoadMvt), vector_tile::Tile::default_instance());
+}
+
+TEST_P(RealDataInTurnTest, PprofProfiles) {
   CheckInTurn(Load(&LoadPprof), perftools::profiles::Profile::default_instance());
 }
+
+PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(RealDataInTurnTest);
 
 TEST(RealDataTest, OsmBlocksParseAsUpstream) {
   CheckCorpus(Load(&LoadOsm), OSMPBF::PrimitiveBlock::default_instance(), PbaccelOsmViews(),
