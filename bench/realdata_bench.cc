@@ -13,6 +13,7 @@
 #include "bench/timing.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "pbaccel/internal/protobuf_compat.h"
 #include "pbaccel/kernels.h"
 #include "pbaccel/message_parser.h"
 #include "proto/osmformat.pbaccel.h"
@@ -148,7 +149,7 @@ std::vector<Candidate> ParserCandidates(const Corpus& corpus,
                      uint64_t sum = 0;
                      for (const std::string& m : *messages) {
                        google::protobuf::Arena arena;
-                       sum += parse(m, google::protobuf::Arena::CreateMessage<T>(&arena));
+                       sum += parse(m, pbaccel::internal::compat::CreateOnArena<T>(&arena));
                      }
                      return sum;
                    }});

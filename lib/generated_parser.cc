@@ -16,12 +16,12 @@
 #include "absl/synchronization/mutex.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
-#include "google/protobuf/stubs/common.h"
 #include "parsers/kernel_abi.h"
 #include "pbaccel/field_reader.h"
 #include "pbaccel/internal/field_errors.h"
 #include "pbaccel/internal/generated_registry.h"
 #include "pbaccel/internal/kernel_registry.h"
+#include "pbaccel/internal/protobuf_compat.h"
 #include "pbaccel/internal/top_level_fields.h"
 #include "pbaccel/internal/upstream_merge.h"
 #include "pbaccel/internal/wire_walker.h"
@@ -165,10 +165,12 @@ ABSL_ATTRIBUTE_NOINLINE void ReserveTinyRoom(RepeatedField<T>* f) {
 
 // A payload of at most kShortPackedBytes, appended to `f`. A tiny one (1 to kTinyPayloadBytes
 // bytes) within the readable input goes to the kernel's decode_tiny (no setup, no bound check per
-// value), which writes into the spare capacity (room for kTinyPayloadBytes values, so that it can
-// store one-byte values 16 at a time), and the size then grows over the values decoded: a small
-// frame, the rest out of line. Any other, and one with a varint longer than decode_tiny takes,
-// goes to ParseShortPacked. A malformed one appends nothing.
+// value), which writes into room for kTinyPayloadBytes values (so that it can store one-byte values
+// 16 at a time), and the size then shrinks to the values decoded: a small frame, the rest out of
+// line. The room is inside the field's size while decode_tiny writes it: protobuf 22 and later
+// mark a RepeatedField's capacity past its size as unaddressable under AddressSanitizer. Any other
+// payload, and one with a varint longer than decode_tiny takes, goes to ParseShortPacked. A
+// malformed one appends nothing.
 template <VarintFormat F>
 inline bool ParseTinyOrShortPacked(const char* p, const char* end,
                                    RepeatedField<typename FormatTraits<F>::Out>* f,
@@ -176,14 +178,13 @@ inline bool ParseTinyOrShortPacked(const char* p, const char* end,
   const size_t n = static_cast<size_t>(end - p);
   if (n - 1 < static_cast<size_t>(internal::kTinyPayloadBytes) &&
       ABSL_PREDICT_TRUE(ctx.readable_end() - p >= internal::kTinyReadableBytes)) {
-    if (f->Capacity() - f->size() < internal::kTinyPayloadBytes) ReserveTinyRoom(f);
+    const int old = f->size();
+    if (f->Capacity() - old < internal::kTinyPayloadBytes) ReserveTinyRoom(f);
     const int count = internal::ActiveKernel().TinyDecoder(F)(
         reinterpret_cast<const uint8_t*>(p), reinterpret_cast<const uint8_t*>(end),
-        f->AddNAlreadyReserved(0), internal::kTinyPayloadBytes);
-    if (ABSL_PREDICT_TRUE(count >= 0)) {
-      f->AddNAlreadyReserved(count);
-      return true;
-    }
+        f->AddNAlreadyReserved(internal::kTinyPayloadBytes), internal::kTinyPayloadBytes);
+    f->Truncate(old + (count >= 0 ? count : 0));
+    if (ABSL_PREDICT_TRUE(count >= 0)) return true;
     if (count == internal::kTinyMalformed) return false;
   }
   return ParseShortPacked<F>(p, end, f);
@@ -248,7 +249,7 @@ LengthRead ReadLengthSlow(const char* p, const char* end) {
 }
 
 bool ValidUtf8Slow(const char* p, const char* end) {
-  return google::protobuf::internal::IsStructurallyValidUTF8(p, static_cast<int>(end - p));
+  return internal::compat::IsStructurallyValidUtf8(p, static_cast<size_t>(end - p));
 }
 
 // --- Packed fields -------------------------------------------------------------------------------
@@ -278,15 +279,14 @@ PBACCEL_PACKED_PARSER(Bool, kBool, bool)
 
 // --- Delegation ----------------------------------------------------------------------------------
 
-const char* Delegate(const char* field, const char* end, MessageLite* msg, Context* ctx,
-                     int budget) {
+const char* Delegate(const char* field, const char* end, MessageLite* msg, Context* ctx) {
   ctx->MarkMaybeUninitialized();
   internal::WireField f;
   internal::WireError error;
   const char* next = internal::ReadWholeField(field, end, &f, &error);
   // Malformed here: upstream takes the rest and decides, as a whole parse would.
   const char* const stop = next != nullptr ? next : end;
-  if (internal::MergeWithUpstream(field, stop, msg, budget)) return stop;
+  if (internal::MergeWithUpstream(field, stop, msg, ctx->budget())) return stop;
   ctx->Fail(Context::Failure::kRejected, msg, f.number, field, static_cast<uint8_t>(error));
   return nullptr;
 }
@@ -321,12 +321,12 @@ namespace {
 // `reuse`: the first piece is parsed in place of msg's contents (MergeFields' reuse).
 ABSL_ATTRIBUTE_NOINLINE bool MergeInPieces(absl::string_view bytes, MessageLite* msg, MergeFn merge,
                                            Context* ctx, bool reuse) {
-  return internal::ForEachPiece(
-      bytes.data(), bytes.data() + bytes.size(), [&](const char* p, const char* stop) {
-        const bool first = reuse;
-        reuse = false;
-        return merge(p, stop, msg, ctx, internal::DefaultRecursionBudget(), first) != nullptr;
-      });
+  return internal::ForEachPiece(bytes.data(), bytes.data() + bytes.size(),
+                                [&](const char* p, const char* stop) {
+                                  const bool first = reuse;
+                                  reuse = false;
+                                  return merge(p, stop, msg, ctx, first) != nullptr;
+                                });
 }
 
 }  // namespace
@@ -334,14 +334,14 @@ ABSL_ATTRIBUTE_NOINLINE bool MergeInPieces(absl::string_view bytes, MessageLite*
 absl::Status Run(absl::string_view bytes, MessageLite* msg, Mode mode, MergeFn merge) {
   // Parse: in place of msg's contents (as Clear() + merge would leave it; generated_parser.h).
   const bool reuse = mode == Mode::kParse || mode == Mode::kParsePartial;
-  Context ctx(bytes.data(), bytes.data() + bytes.size());
+  Context ctx(bytes.data(), bytes.data() + bytes.size(), internal::DefaultRecursionBudget());
   // Up to 2 GiB (nearly always) merge is called from this frame, whose size every nesting level
   // sits on: ForEachPiece's lambda and locals, which a sanitized build does not inline away, would
   // put the walk deeper than upstream's (//tests:reliability_test compares the stacks).
-  const bool ok = bytes.size() <= static_cast<size_t>(INT_MAX)
-                      ? merge(bytes.data(), bytes.data() + bytes.size(), msg, &ctx,
-                              internal::DefaultRecursionBudget(), reuse) != nullptr
-                      : MergeInPieces(bytes, msg, merge, &ctx, reuse);
+  const bool ok =
+      bytes.size() <= static_cast<size_t>(INT_MAX)
+          ? merge(bytes.data(), bytes.data() + bytes.size(), msg, &ctx, reuse) != nullptr
+          : MergeInPieces(bytes, msg, merge, &ctx, reuse);
   if (!ok) return ctx.FailureStatus();
   // Parse: only messages this parse built, each checked as it ended (Context); merge: also the old
   // contents, which nothing here checked.

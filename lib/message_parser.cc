@@ -19,6 +19,7 @@
 #include "pbaccel/internal/field_errors.h"
 #include "pbaccel/internal/generated_registry.h"
 #include "pbaccel/internal/message_plan.h"
+#include "pbaccel/internal/protobuf_compat.h"
 #include "pbaccel/internal/top_level_fields.h"
 #include "pbaccel/internal/upstream_merge.h"
 #include "pbaccel/internal/wire_walker.h"
@@ -331,12 +332,16 @@ absl::Status ParseWhole(absl::string_view bytes, Message* msg, bool clear, bool 
   if (plan == nullptr || !plan->accelerates) {
     // Nothing for the kernels: exactly upstream's ParseFromString (or its variant), one call.
     using ML = google::protobuf::MessageLite;
-    const google::protobuf::StringPiece in(bytes.data(), bytes.size());
+    using internal::compat::ParseFlat;
+    const char* const in = bytes.data();
+    const size_t n = bytes.size();
     bool ok;
     if (clear) {
-      ok = check_required ? msg->ParseFrom<ML::kParse>(in) : msg->ParseFrom<ML::kParsePartial>(in);
+      ok = check_required ? ParseFlat<ML::kParse>(msg, in, n)
+                          : ParseFlat<ML::kParsePartial>(msg, in, n);
     } else {
-      ok = check_required ? msg->ParseFrom<ML::kMerge>(in) : msg->ParseFrom<ML::kMergePartial>(in);
+      ok = check_required ? ParseFlat<ML::kMerge>(msg, in, n)
+                          : ParseFlat<ML::kMergePartial>(msg, in, n);
     }
     if (ok) return absl::OkStatus();
     if (check_required) {

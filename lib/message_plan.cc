@@ -8,6 +8,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "pbaccel/internal/protobuf_compat.h"
 
 namespace pbaccel {
 namespace internal {
@@ -15,18 +16,14 @@ namespace {
 
 using google::protobuf::Descriptor;
 using google::protobuf::FieldDescriptor;
-using google::protobuf::FileDescriptor;
 
 // Field numbers below this get a dense table entry; most messages use small numbers.
 constexpr int kDenseLimit = 256;
 
-// Whether `field` is a packable enum whose unknown values upstream keeps in the field (open enum,
-// proto3 semantics). Closed (proto2) enums move unknown values to the unknown fields: upstream
-// does that, so those fields stay with upstream.
-bool IsOpenEnumField(const FieldDescriptor* field) {
-  return field->file()->syntax() == FileDescriptor::SYNTAX_PROTO3 &&
-         field->enum_type()->file()->syntax() == FileDescriptor::SYNTAX_PROTO3;
-}
+// Whether `field` is a packable enum whose unknown values upstream keeps in the field (an open
+// enum). A closed one moves unknown values to the unknown fields: upstream does that, so those
+// fields stay with upstream.
+bool IsOpenEnumField(const FieldDescriptor* field) { return !compat::IsClosedEnumField(field); }
 
 // The action for `field` ignoring submessages (set later, once every plan exists).
 FieldAction ScalarAction(const FieldDescriptor* field) {

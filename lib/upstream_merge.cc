@@ -7,6 +7,7 @@
 
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/message_lite.h"
+#include "pbaccel/internal/protobuf_compat.h"
 
 namespace pbaccel {
 namespace internal {
@@ -15,8 +16,7 @@ bool MergeWithUpstream(const char* p, const char* end, google::protobuf::Message
                        int budget) {
   using google::protobuf::MessageLite;
   if (budget == DefaultRecursionBudget()) {
-    return msg->ParseFrom<MessageLite::kMergePartial>(
-        google::protobuf::StringPiece(p, static_cast<size_t>(end - p)));
+    return compat::ParseFlat<MessageLite::kMergePartial>(msg, p, static_cast<size_t>(end - p));
   }
   google::protobuf::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(p),
                                                static_cast<int>(end - p));

@@ -10,6 +10,7 @@
 
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/unknown_field_set.h"
+#include "pbaccel/internal/protobuf_compat.h"
 #include "pbaccel/testing/rng.h"
 #include "pbaccel/testing/wire_builder.h"
 #include "pbaccel/testing/workloads.h"
@@ -20,7 +21,6 @@ namespace {
 
 using google::protobuf::Descriptor;
 using google::protobuf::FieldDescriptor;
-using google::protobuf::FileDescriptor;
 using google::protobuf::Message;
 using google::protobuf::Reflection;
 
@@ -46,8 +46,7 @@ size_t RepeatedCount(std::mt19937_64& rng, const RandomMessageOptions& o) {
 }
 
 bool IsOpenEnum(const FieldDescriptor* f) {
-  return f->file()->syntax() == FileDescriptor::SYNTAX_PROTO3 &&
-         f->enum_type()->file()->syntax() == FileDescriptor::SYNTAX_PROTO3;
+  return !pbaccel::internal::compat::IsClosedEnumField(f);
 }
 
 std::string RandomText(std::mt19937_64& rng) {

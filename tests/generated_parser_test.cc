@@ -368,7 +368,8 @@ template <typename T>
 void CheckPacked(VarintFormat format, PackedParser<T> parse, absl::string_view payload,
                  size_t readable) {
   const testing::Expected expected = testing::ExpectedDecode(format, payload, /*strict=*/false);
-  const gen::Context ctx(payload.data(), payload.data() + payload.size() + readable);
+  const gen::Context ctx(payload.data(), payload.data() + payload.size() + readable,
+                         /*budget=*/0);  // A packed field nests nothing.
   for (const int before : {0, 2}) {
     for (const bool spare : {false, true}) {
       google::protobuf::RepeatedField<T> field;

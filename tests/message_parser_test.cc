@@ -19,6 +19,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "pbaccel/internal/message_plan.h"
+#include "pbaccel/internal/protobuf_compat.h"
 #include "pbaccel/pbaccel.h"
 #include "pbaccel/testing/differential.h"
 #include "pbaccel/testing/wire_builder.h"
@@ -135,7 +136,7 @@ TEST(MessageParserTest, ArenaDynamicCordAndStream) {
   const std::string bytes = batch.SerializeAsString();
   // Arena.
   google::protobuf::Arena arena;
-  auto* on_arena = google::protobuf::Arena::CreateMessage<bench::Batch>(&arena);
+  auto* on_arena = pbaccel::internal::compat::CreateOnArena<bench::Batch>(&arena);
   ASSERT_TRUE(ParseMessage(bytes, on_arena).ok());
   EXPECT_TRUE(MessageDifferencer::Equals(batch, *on_arena));
   // DynamicMessage of the same type.

@@ -20,8 +20,8 @@
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/descriptor_database.h"
 #include "google/protobuf/message.h"
-#include "google/protobuf/stubs/logging.h"
 #include "gtest/gtest.h"
+#include "pbaccel/internal/protobuf_compat.h"
 #include "pbaccel/testing/differential.h"
 
 namespace {
@@ -33,13 +33,13 @@ pbaccel::testing::DifferentialOptions g_options;
 int g_upstream_log_lines = 0;
 std::string g_first_upstream_log_line;
 
-void CountUpstreamLogLine(google::protobuf::LogLevel level, const char* file, int line,
-                          const std::string& message) {
+void CountUpstreamLogLine(bool fatal, absl::string_view file, int line, absl::string_view message) {
   if (g_upstream_log_lines++ == 0) {
     g_first_upstream_log_line = absl::StrCat(file, ":", line, ": ", message);
   }
-  if (level == google::protobuf::LOGLEVEL_FATAL) {
-    std::fprintf(stderr, "libprotobuf FATAL %s:%d %s\n", file, line, message.c_str());
+  if (fatal) {
+    std::fprintf(stderr, "libprotobuf FATAL %s\n",
+                 absl::StrCat(file, ":", line, " ", message).c_str());
   }
 }
 
@@ -111,7 +111,7 @@ class DifferentialTest : public ::testing::Test {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  google::protobuf::SetLogHandler(&CountUpstreamLogLine);
+  pbaccel::internal::compat::ScopedUpstreamLogHandler count_log_lines(&CountUpstreamLogLine);
   std::vector<std::string> messages;
   for (int i = 1; i < argc; ++i) {
     absl::string_view a = argv[i];

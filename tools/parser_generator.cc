@@ -17,6 +17,11 @@
 #include "google/protobuf/io/zero_copy_stream.h"
 #include "google/protobuf/wire_format.h"
 #include "google/protobuf/wire_format_lite.h"
+#include "pbaccel/internal/protobuf_compat.h"
+
+#if PBACCEL_PROTOBUF_HAS_EDITIONS
+#include "google/protobuf/cpp_features.pb.h"
+#endif
 
 namespace pbaccel {
 namespace tools {
@@ -30,12 +35,14 @@ using google::protobuf::compiler::GeneratorContext;
 using google::protobuf::internal::WireFormat;
 using google::protobuf::internal::WireFormatLite;
 using google::protobuf::io::Printer;
+using pbaccel::internal::compat::StringStorage;
+namespace compat = pbaccel::internal::compat;
 namespace cpp = google::protobuf::compiler::cpp;
 
 using Vars = std::map<std::string, std::string>;
 
-// "foo/bar.proto" -> "foo/bar".
-std::string Stem(const std::string& proto_name) {
+// "foo/bar.proto" -> "foo/bar". (Takes a copy: descriptor names are absl::string_view from v30.)
+std::string Stem(std::string proto_name) {
   const std::string suffix = ".proto";
   if (proto_name.size() > suffix.size() &&
       proto_name.compare(proto_name.size() - suffix.size(), suffix.size(), suffix) == 0) {
@@ -48,9 +55,27 @@ bool IsLite(const FileDescriptor* file) {
   return file->options().optimize_for() == google::protobuf::FileOptions::LITE_RUNTIME;
 }
 
-bool IsProto3(const FileDescriptor* file) {
-  return file->syntax() == FileDescriptor::SYNTAX_PROTO3;
+// How the generated class stores a string or bytes field. Protobuf 27 resolves edition 2023's
+// `(pb.cpp).string_type` only in protoc, where a code generator reads the resolved features (an
+// explicit ctype wins, as in protobuf's own C++ generator); other releases tell it by the
+// descriptor (compat::DeclaredStringStorage).
+#if PBACCEL_PROTOBUF_HAS_EDITIONS && !PBACCEL_PROTOBUF_AT_LEAST(5, 28)
+class ResolvedFeatures : public google::protobuf::compiler::CodeGenerator {
+ public:
+  using CodeGenerator::GetResolvedSourceFeatures;
+};
+
+StringStorage StringStorageOf(const FieldDescriptor* f) {
+  if (f->options().has_ctype()) return compat::DeclaredStringStorage(f);
+  switch (ResolvedFeatures::GetResolvedSourceFeatures(*f).GetExtension(pb::cpp).string_type()) {
+    case pb::CppFeatures::VIEW: return StringStorage::kView;
+    case pb::CppFeatures::CORD: return StringStorage::kCord;
+    default: return StringStorage::kString;
+  }
 }
+#else
+StringStorage StringStorageOf(const FieldDescriptor* f) { return compat::DeclaredStringStorage(f); }
+#endif
 
 // Message types that get a generated parser: every message of the file, nested ones included,
 // except map entries (maps are handed to upstream) and group bodies (groups are too).
@@ -127,11 +152,11 @@ class MessageWriter {
       : d_(d), generated_(generated), out_(out) {}
 
   void Write() {
-    Vars vars{{"class", cpp::QualifiedClassName(d_)}, {"name", d_->full_name()}};
+    Vars vars{{"class", cpp::QualifiedClassName(d_)}, {"name", std::string(d_->full_name())}};
     out_->Print(vars,
                 "// $name$\n"
                 "const char* MergeFields(const char* p, const char* end, $class$* msg,\n"
-                "                        Context* ctx, int budget, bool reuse) {\n");
+                "                        Context* ctx, bool reuse) {\n");
     // Parsing in place of old contents (reuse; generated_parser.h): the repeated message and
     // string fields parsed here keep their old elements through the Clear() and reuse them.
     // Singular submessages whose own parser reuses elements are set aside before the clear
@@ -196,7 +221,7 @@ class MessageWriter {
     }
     out_->Print(
         "    // Everything else: upstream's parser, one field.\n"
-        "    p = Delegate(field, end, msg, ctx, budget);\n"
+        "    p = Delegate(field, end, msg, ctx);\n"
         "    if (p == nullptr) return nullptr;\n");
     out_->Print("  }\n");
     for (const FieldDescriptor* f : reusable) {
@@ -350,10 +375,14 @@ class MessageWriter {
   }
 
   void WriteField(const FieldDescriptor* f, Printer* out) const {
-    // Left to upstream (no case: Delegate takes them): maps, groups, weak fields, fields stored as
-    // Cord or StringPiece, and submessages without a generated parser.
+    // Left to upstream (no case: Delegate takes them): maps, groups and delimited submessages
+    // (TYPE_GROUP, whatever the syntax), weak fields, strings stored as Cord or StringPiece, and
+    // submessages without a generated parser.
     if (f->is_map() || f->type() == FieldDescriptor::TYPE_GROUP || f->options().weak()) return;
-    if (f->options().ctype() != google::protobuf::FieldOptions::STRING) return;
+    const StringStorage storage = f->cpp_type() == FieldDescriptor::CPPTYPE_STRING
+                                      ? StringStorageOf(f)
+                                      : StringStorage::kString;
+    if (storage != StringStorage::kString && storage != StringStorage::kView) return;
     Vars vars{{"field", cpp::FieldName(f)},
               {"decl", DeclarationOf(f)},
               {"add_or_set", f->is_repeated() ? "add_" : "set_"}};
@@ -361,19 +390,24 @@ class MessageWriter {
       case FieldDescriptor::CPPTYPE_MESSAGE: WriteMessage(f, vars, out); return;
       case FieldDescriptor::CPPTYPE_STRING: {
         SetCase(f, ValueTag(f), &vars);
-        vars["target"] = Reusable(f)        ? cpp::FieldName(f) + "_elements.Next()"
-                         : f->is_repeated() ? "msg->add_" + cpp::FieldName(f) + "()"
-                                            : "msg->mutable_" + cpp::FieldName(f) + "()";
-        // proto3 `string`: upstream rejects invalid UTF-8 (bytes, and proto2, are not checked).
-        vars["check"] = f->type() == FieldDescriptor::TYPE_STRING && IsProto3(f->file())
-                            ? " || !ValidUtf8(payload, payload_end)"
-                            : "";
+        // A singular string_type = VIEW field has no mutable_x(): set_x(string_view) instead.
+        // (A repeated one still has mutable_x(), a RepeatedPtrField<std::string>.)
+        const bool set_view = storage == StringStorage::kView && !f->is_repeated();
+        vars["assign"] = Reusable(f)        ? cpp::FieldName(f) + "_elements.Next()->assign("
+                         : f->is_repeated() ? "msg->add_" + cpp::FieldName(f) + "()->assign("
+                         : set_view ? "msg->set_" + cpp::FieldName(f) + "(absl::string_view("
+                                    : "msg->mutable_" + cpp::FieldName(f) + "()->assign(";
+        vars["close"] = set_view ? "))" : ")";
+        // Upstream rejects invalid UTF-8 where the field requires validation (proto3 `string`,
+        // editions unless utf8_validation = NONE); bytes, and proto2 strings, are not checked.
+        vars["check"] =
+            compat::RequiresUtf8Validation(f) ? " || !ValidUtf8(payload, payload_end)" : "";
         PrintCase(out, vars,
                   "case $tag$: {  // $decl$\n$label$"
                   "  const char* payload_end;\n"
                   "  const char* payload = ReadLength(p, end, &payload_end);\n"
                   "  if (payload == nullptr$check$) break;\n"
-                  "  $target$->assign(payload, static_cast<size_t>(payload_end - payload));\n"
+                  "  $assign$payload, static_cast<size_t>(payload_end - payload)$close$;\n"
                   "  p = payload_end;\n"
                   "$next$  continue;\n"
                   "}\n");
@@ -397,9 +431,10 @@ class MessageWriter {
     }
     const VarintKind kind = VarintKindOf(f);
     if (kind.value == nullptr) return;
-    // A closed enum's unknown value goes to the unknown fields: upstream's business. Upstream 3.21
-    // treats an enum field as closed unless the field's own file is proto3.
-    const bool closed_enum = f->type() == FieldDescriptor::TYPE_ENUM && !IsProto3(f->file());
+    // A closed enum's unknown value goes to the unknown fields: upstream's business. Closed as
+    // upstream's C++ runtime decides (compat::IsClosedEnumField: a proto2 field of any enum, an
+    // editions field of an enum_type = CLOSED enum or with legacy_closed_enum).
+    const bool closed_enum = compat::IsClosedEnumField(f);
     if (f->type() == FieldDescriptor::TYPE_ENUM) {
       vars["enum"] = cpp::QualifiedClassName(f->enum_type());
     }
@@ -441,11 +476,12 @@ class MessageWriter {
                      "LinkedParser($sub_class$::default_instance());\n");
     vars["merge"] = here ? "MergeFields" : "merge";
     vars["linked"] = here ? "" : "merge == nullptr || ";
-    out->Print(vars,
-               "  const char* payload_end;\n"
-               "  const char* payload = ReadLength(p, end, &payload_end);\n"
-               "  if ($linked$payload == nullptr) break;\n"
-               "  if (!CanNest(budget)) return NestedTooDeep(field, $number$, *msg, ctx);\n");
+    out->Print(
+        vars,
+        "  const char* payload_end;\n"
+        "  const char* payload = ReadLength(p, end, &payload_end);\n"
+        "  if ($linked$payload == nullptr) break;\n"
+        "  if (!ctx->EnterSubmessage()) return NestedTooDeep(field, $number$, *msg, ctx);\n");
     if (Reusable(f)) {
       out->Print(vars,
                  "  bool old;\n"
@@ -465,10 +501,11 @@ class MessageWriter {
       vars["old"] = "false";
     }
     PrintCase(out, vars,
-              "  if ($merge$(payload, payload_end, $sub$, ctx, budget - 1, $old$) == nullptr) {\n"
-              "    return nullptr;\n"
-              "  }\n"
-              "  p = payload_end;\n"
+              // On success the submessage's parse returns payload_end: nothing of this level's but
+              // the loop's own state stays live across the call (Context::EnterSubmessage).
+              "  p = $merge$(payload, payload_end, $sub$, ctx, $old$);\n"
+              "  if (p == nullptr) return nullptr;\n"
+              "  ctx->LeaveSubmessage();\n"
               "$next$  continue;\n"
               "}\n");
   }
@@ -509,10 +546,10 @@ class MessageWriter {
   // "repeated sint64 refs = 8", for the comments.
   static std::string DeclarationOf(const FieldDescriptor* f) {
     std::string label = f->is_repeated() ? "repeated " : "";
-    std::string type = f->message_type() != nullptr ? f->message_type()->name()
-                       : f->enum_type() != nullptr  ? f->enum_type()->name()
-                                                    : f->type_name();
-    return label + type + " " + f->name() + " = " + std::to_string(f->number());
+    std::string type = f->message_type() != nullptr ? std::string(f->message_type()->name())
+                       : f->enum_type() != nullptr  ? std::string(f->enum_type()->name())
+                                                    : std::string(f->type_name());
+    return label + type + " " + std::string(f->name()) + " = " + std::to_string(f->number());
   }
 
   const Descriptor* d_;
@@ -524,11 +561,13 @@ class MessageWriter {
 
 void WriteHeader(const FileDescriptor* file, GeneratorContext* context) {
   std::unique_ptr<google::protobuf::io::ZeroCopyOutputStream> stream(
-      context->Open(Stem(file->name()) + ".pbaccel.h"));
+      context->Open(Stem(std::string(file->name())) + ".pbaccel.h"));
   Printer out(stream.get(), '$');
-  std::string guard = "PBACCEL_GENERATED_" + Stem(file->name()) + "_PBACCEL_H_";
+  std::string guard = "PBACCEL_GENERATED_" + Stem(std::string(file->name())) + "_PBACCEL_H_";
   for (char& c : guard) c = std::isalnum(static_cast<unsigned char>(c)) ? std::toupper(c) : '_';
-  Vars vars{{"proto", file->name()}, {"stem", Stem(file->name())}, {"guard", guard}};
+  Vars vars{{"proto", std::string(file->name())},
+            {"stem", Stem(std::string(file->name()))},
+            {"guard", guard}};
   out.Print(
       vars,
       "// Generated by protoc-gen-pbaccel from $proto$. DO NOT EDIT.\n"
@@ -549,7 +588,7 @@ void WriteHeader(const FileDescriptor* file, GeneratorContext* context) {
   for (const Descriptor* d : messages) {
     out.Print(
         "const char* MergeFields(const char* p, const char* end, $class$* msg,\n"
-        "                        Context* ctx, int budget, bool reuse);\n",
+        "                        Context* ctx, bool reuse);\n",
         "class", cpp::QualifiedClassName(d));
   }
   out.Print(
@@ -566,12 +605,12 @@ void WriteHeader(const FileDescriptor* file, GeneratorContext* context) {
 void WriteSource(const FileDescriptor* file, const std::set<const Descriptor*>& generated,
                  GeneratorContext* context) {
   std::unique_ptr<google::protobuf::io::ZeroCopyOutputStream> stream(
-      context->Open(Stem(file->name()) + ".pbaccel.cc"));
+      context->Open(Stem(std::string(file->name())) + ".pbaccel.cc"));
   Printer out(stream.get(), '$');
   out.Print(
       "// Generated by protoc-gen-pbaccel from $proto$. DO NOT EDIT.\n\n"
       "#include \"$stem$.pbaccel.h\"\n",
-      "proto", file->name(), "stem", Stem(file->name()));
+      "proto", std::string(file->name()), "stem", Stem(std::string(file->name())));
   // The headers of the other generated files whose parsers this one calls.
   std::set<std::string> includes;
   const std::vector<const Descriptor*> messages = MessagesOf(file);
@@ -579,7 +618,7 @@ void WriteSource(const FileDescriptor* file, const std::set<const Descriptor*>& 
     for (int i = 0; i < d->field_count(); ++i) {
       const Descriptor* sub = d->field(i)->message_type();
       if (sub != nullptr && sub->file() != file && generated.count(sub) != 0) {
-        includes.insert(Stem(sub->file()->name()) + ".pbaccel.h");
+        includes.insert(Stem(std::string(sub->file()->name())) + ".pbaccel.h");
       }
     }
   }
@@ -617,6 +656,29 @@ void WriteSource(const FileDescriptor* file, const std::set<const Descriptor*>& 
 }
 
 }  // namespace
+
+uint64_t ParserGenerator::GetSupportedFeatures() const {
+#if PBACCEL_PROTOBUF_HAS_EDITIONS
+  return FEATURE_PROTO3_OPTIONAL | FEATURE_SUPPORTS_EDITIONS;
+#else
+  return FEATURE_PROTO3_OPTIONAL;
+#endif
+}
+
+#if PBACCEL_PROTOBUF_HAS_EDITIONS
+// The editions protobuf's own C++ generator of this release supports: the generated classes this
+// plugin's code calls are that generator's.
+google::protobuf::Edition ParserGenerator::GetMinimumEdition() const {
+  return google::protobuf::Edition::EDITION_PROTO2;
+}
+google::protobuf::Edition ParserGenerator::GetMaximumEdition() const {
+  return google::protobuf::Edition::EDITION_2023;
+}
+// pb.cpp (legacy_closed_enum, string_type): resolved by protoc for the descriptors it passes.
+std::vector<const FieldDescriptor*> ParserGenerator::GetFeatureExtensions() const {
+  return {google::protobuf::GetExtensionReflection(pb::cpp)};
+}
+#endif
 
 bool ParserGenerator::Generate(const FileDescriptor* file, const std::string& parameter,
                                GeneratorContext* context, std::string* error) const {

@@ -17,6 +17,11 @@
 // file_to_generate, which is every .proto of the rule's srcs); a submessage of any other type is
 // handed to upstream whole.
 //
+// Every decision it makes about a field comes from the descriptor's resolved semantics (enum
+// closedness, UTF-8 validation, packedness, presence, delimited encoding, the C++ string storage):
+// the same code serves proto2, proto3 and, with protobuf 27 and later, editions files (it declares
+// editions support up to edition 2023, with protobuf's C++ feature extension `pb.cpp`).
+//
 // Parameters: none.
 
 #ifndef PBACCEL_TOOLS_PARSER_GENERATOR_H_
@@ -27,6 +32,7 @@
 
 #include "google/protobuf/compiler/code_generator.h"
 #include "google/protobuf/descriptor.h"
+#include "pbaccel/internal/protobuf_compat.h"
 
 namespace pbaccel {
 namespace tools {
@@ -42,7 +48,13 @@ class ParserGenerator : public google::protobuf::compiler::CodeGenerator {
                    google::protobuf::compiler::GeneratorContext* context,
                    std::string* error) const override;
 
-  uint64_t GetSupportedFeatures() const override { return FEATURE_PROTO3_OPTIONAL; }
+  uint64_t GetSupportedFeatures() const override;
+
+#if PBACCEL_PROTOBUF_HAS_EDITIONS
+  google::protobuf::Edition GetMinimumEdition() const override;
+  google::protobuf::Edition GetMaximumEdition() const override;
+  std::vector<const google::protobuf::FieldDescriptor*> GetFeatureExtensions() const override;
+#endif
 };
 
 }  // namespace tools

@@ -6,10 +6,10 @@
 // A generated parser is one function per message type T,
 //
 //   const char* pbaccel::gen::MergeFields(const char* p, const char* end, T* msg,
-//                                         pbaccel::gen::Context* ctx, int budget);
+//                                         pbaccel::gen::Context* ctx, bool reuse);
 //
-// which merges the fields in [p, end) into `msg` through T's generated accessors, with `budget`
-// levels of nesting left, and returns `end`, or nullptr after an error (recorded in ctx).
+// which merges the fields in [p, end) into `msg` through T's generated accessors (with the nesting
+// levels left in ctx) and returns `end`, or nullptr after an error (recorded in ctx).
 // It switches on each field's tag (after each field it first tests for the tag a serializer writes
 // next and jumps to that case directly: see tools/parser_generator.cc); every field it knows
 // (scalars, strings, packed and unpacked repeated fields, submessages with a generated parser of
@@ -43,7 +43,10 @@ namespace pbaccel {
 namespace gen {
 
 // Per-parse state: where the input starts (for byte offsets in errors) and ends (every byte before
-// it is readable: tiny packed payloads are read in whole words) and why the parse failed.
+// it is readable: tiny packed payloads are read in whole words), how many more levels of nesting
+// the parse may enter, and why it failed. (The nesting budget is here, not an argument of each
+// MergeFields, so that less of a level's state lives in its stack frame across the call that
+// parses a submessage: a generated parser nests no deeper in stack than upstream's.)
 // A failure is recorded as facts (which field of which message, where, what) and put into words
 // by Run() once the walk has unwound: naming a field looks up descriptors, which may build them
 // on first use and take kilobytes of stack, and the failure may be at the deepest nesting level.
@@ -55,10 +58,21 @@ class Context {
     kNestedTooDeep  // A submessage past the recursion limit.
   };
 
-  Context(const char* origin, const char* readable_end)
-      : origin_(origin), readable_end_(readable_end) {}
+  Context(const char* origin, const char* readable_end, int budget)
+      : origin_(origin), readable_end_(readable_end), budget_(budget) {}
   const char* origin() const { return origin_; }
   const char* readable_end() const { return readable_end_; }
+
+  // Nesting. A submessage may be entered if a level is left (else the whole parse fails, as
+  // upstream's does past its recursion limit: NestedTooDeep); leaving it gives the level back.
+  // budget(): the levels left, for a hand-over to upstream.
+  bool EnterSubmessage() {
+    if (budget_ <= 0) return false;
+    --budget_;
+    return true;
+  }
+  void LeaveSubmessage() { ++budget_; }
+  int budget() const { return budget_; }
 
   void Fail(Failure failure, const google::protobuf::MessageLite* msg, uint32_t number,
             const char* at, uint8_t wire_error = 0) {
@@ -83,6 +97,7 @@ class Context {
  private:
   const char* origin_;
   const char* readable_end_;
+  int budget_;
   bool maybe_uninitialized_ = false;
   Failure failure_ = Failure::kNone;
   uint8_t wire_error_ = 0;
@@ -94,7 +109,7 @@ class Context {
 // A generated parser, type-erased: MergeFields for the concrete type behind `msg`. `reuse`: parse
 // in place of msg's contents (see ClearKeeping below) instead of merging into them.
 using MergeFn = const char* (*)(const char* p, const char* end, google::protobuf::MessageLite* msg,
-                                Context* ctx, int budget, bool reuse);
+                                Context* ctx, bool reuse);
 
 // --- Reading the wire (upstream's rules: google/protobuf/parse_context.h) -----------------------
 
@@ -437,23 +452,22 @@ class ReusedElements {
 // --- Handing a field to upstream -----------------------------------------------------------------
 
 // Hands the field whose tag starts at `field` to upstream protobuf's parser, merging it into
-// `msg` with `budget` nesting levels. A malformed field (or an end-group tag) takes the rest of
+// `msg` with ctx's nesting levels left. A malformed field (or an end-group tag) takes the rest of
 // [field, end) with it, so upstream accepts or rejects exactly as a whole parse would. Returns the
 // byte after what was handed over, or nullptr with the failure recorded in ctx (the message type,
 // the field and the byte offset).
 const char* Delegate(const char* field, const char* end, google::protobuf::MessageLite* msg,
-                     Context* ctx, int budget);
+                     Context* ctx);
 
 // The generated parser of the type of `prototype` (a default instance) if one is linked into the
 // program (registered; full-runtime types only), else nullptr. For submessages of types that
 // another file's generated code parses; call it once per call site (it looks up the registry).
 MergeFn LinkedParser(const google::protobuf::MessageLite& prototype);
 
-// Whether a submessage may be entered with `budget` nesting levels left. If not, the whole parse
-// fails, as upstream's does past its recursion limit: NestedTooDeep records that in ctx (the
-// field `number` of `msg`, its tag at `field`) and returns nullptr, without the stack a hand-over
-// to upstream would take on top of the deepest level.
-inline bool CanNest(int budget) { return budget > 0; }
+// A submessage past the recursion limit (Context::EnterSubmessage false) fails the whole parse, as
+// upstream's does: NestedTooDeep records that in ctx (the field `number` of `msg`, its tag at
+// `field`) and returns nullptr, without the stack a hand-over to upstream would take on top of the
+// deepest level.
 const char* NestedTooDeep(const char* field, uint32_t number,
                           const google::protobuf::MessageLite& msg, Context* ctx);
 
@@ -475,8 +489,8 @@ absl::Status Run(absl::string_view bytes, google::protobuf::MessageLite* msg, Mo
 // pbaccel::gen, where the generated header declares it).
 template <typename T>
 const char* MergeThunk(const char* p, const char* end, google::protobuf::MessageLite* msg,
-                       Context* ctx, int budget, bool reuse) {
-  return MergeFields(p, end, static_cast<T*>(msg), ctx, budget, reuse);
+                       Context* ctx, bool reuse) {
+  return MergeFields(p, end, static_cast<T*>(msg), ctx, reuse);
 }
 
 // Registration, so that ParseMessage(bytes, google::protobuf::Message*) finds a linked generated

@@ -63,7 +63,13 @@
 #include "absl/strings/string_view.h"
 #include "google/protobuf/message.h"
 #include "google/protobuf/message_lite.h"
+// SerializationTraits for protobuf messages: grpcpp/impl/proto_utils.h from gRPC 1.52 on (where
+// the codegen/ path is a forwarding header, later removed), codegen/ before.
+#if __has_include("grpcpp/impl/proto_utils.h")
+#include "grpcpp/impl/proto_utils.h"
+#else
 #include "grpcpp/impl/codegen/proto_utils.h"
+#endif
 #include "grpcpp/support/byte_buffer.h"
 #include "grpcpp/support/status.h"
 #include "pbaccel/generated_parser.h"
