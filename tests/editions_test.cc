@@ -1,0 +1,258 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// Edition 2023 (proto/editions_2023.proto): every decision the generated parser and the reflection
+// walk make by a field's features, on inputs built to hit it, against upstream under every kernel
+// and on both paths (CompareWithUpstream). Each case first checks that upstream itself decides as
+// the feature says (so the input really exercises it), then that pbaccel agrees; the generated
+// parser's own cases are proven to run by counting the parses in which a field went to upstream
+// (gen::FullRequiredFieldChecksForTesting: Delegate marks a parse, whose required fields are then
+// checked by a walk). Built only against protobuf 27 and later (CMake).
+
+#include <string>
+
+#include "gtest/gtest.h"
+#include "pbaccel/generated_parser.h"
+#include "pbaccel/pbaccel.h"
+#include "pbaccel/testing/differential.h"
+#include "pbaccel/testing/wire_builder.h"
+#include "proto/editions_2023.pb.h"
+#include "proto/editions_2023.pbaccel.h"
+
+namespace pbaccel {
+namespace {
+
+using editions::Features;
+using testing::AppendTag;
+using testing::AppendVarint;
+
+constexpr int kVarint = 0;
+constexpr int kLengthDelimited = 2;
+constexpr int kStartGroup = 3;
+constexpr int kEndGroup = 4;
+
+// Field `number` holding `payload`, length-delimited.
+std::string Bytes(int number, const std::string& payload) {
+  std::string out;
+  AppendTag(static_cast<uint64_t>(number), kLengthDelimited, &out);
+  AppendVarint(payload.size(), &out);
+  return out + payload;
+}
+
+std::string Varint(int number, uint64_t value) {
+  std::string out;
+  AppendTag(static_cast<uint64_t>(number), kVarint, &out);
+  AppendVarint(value, &out);
+  return out;
+}
+
+// A packed field of varints.
+std::string Packed(int number, std::initializer_list<uint64_t> values) {
+  std::string payload;
+  for (const uint64_t v : values) AppendVarint(v, &payload);
+  return Bytes(number, payload);
+}
+
+// The required field, so that a parse that delegates nothing checks no required field by a walk.
+const std::string kRequired = Varint(3, 7);
+
+// Upstream's verdict and result on `bytes`, and pbaccel's agreement on every kernel and path.
+struct Upstream {
+  bool accepted;
+  Features message;
+};
+Upstream ParseUpstream(const std::string& bytes) {
+  Upstream u;
+  u.accepted = u.message.ParseFromString(bytes);
+  return u;
+}
+
+void ExpectSameAsUpstream(const std::string& bytes) {
+  EXPECT_EQ(testing::CompareWithUpstream(bytes, Features::default_instance()), "");
+}
+
+// The number of parses of `bytes` by the generated parser (Features's own overload) in which some
+// field went to upstream.
+uint64_t DelegatingParses(const std::string& bytes) {
+  const uint64_t before = gen::FullRequiredFieldChecksForTesting();
+  Features parsed;
+  (void)ParseMessage(bytes, &parsed);
+  return gen::FullRequiredFieldChecksForTesting() - before;
+}
+
+TEST(EditionsTest, GeneratedParserIsLinked) {
+  Features msg;
+  EXPECT_TRUE(HasGeneratedParser(msg));
+}
+
+TEST(EditionsTest, Utf8ValidationByFeature) {
+  const std::string invalid = "ab\xC0\xAF";  // An overlong encoding of '/'.
+  // Validated by default, singular and repeated; not with utf8_validation = NONE.
+  for (const int number : {4, 6}) {
+    const std::string bytes = kRequired + Bytes(number, invalid);
+    EXPECT_FALSE(ParseUpstream(bytes).accepted) << "field " << number;
+    ExpectSameAsUpstream(bytes);
+  }
+  for (const int number : {5, 7, 30}) {
+    const std::string bytes = kRequired + Bytes(number, invalid);
+    EXPECT_TRUE(ParseUpstream(bytes).accepted) << "field " << number;
+    ExpectSameAsUpstream(bytes);
+    EXPECT_EQ(DelegatingParses(bytes), 0u) << "field " << number;
+  }
+  // VIEW strings are validated too (field 27 singular, 28 repeated, 41 in the oneof).
+  for (const int number : {27, 28, 41}) {
+    const std::string bytes = kRequired + Bytes(number, invalid);
+    EXPECT_FALSE(ParseUpstream(bytes).accepted) << "field " << number;
+    ExpectSameAsUpstream(bytes);
+  }
+}
+
+TEST(EditionsTest, ViewStringsAreParsedByTheGeneratedParser) {
+  const std::string bytes = kRequired + Bytes(27, "view") + Bytes(28, "one") + Bytes(28, "two") +
+                            Bytes(29, std::string("\xFF\x00", 2)) + Bytes(41, "choice");
+  const Upstream u = ParseUpstream(bytes);
+  ASSERT_TRUE(u.accepted);
+  EXPECT_EQ(u.message.view_string(), "view");
+  EXPECT_EQ(u.message.view_strings_size(), 2);
+  EXPECT_EQ(u.message.choice_view(), "choice");
+  ExpectSameAsUpstream(bytes);
+  EXPECT_EQ(DelegatingParses(bytes), 0u);
+  // Parsed in place of a message holding other strings: the same.
+  Features reused;
+  ASSERT_TRUE(ParseMessage(kRequired + Bytes(27, "old and longer") + Bytes(28, "a") +
+                               Bytes(28, "b") + Bytes(28, "c"),
+                           &reused)
+                  .ok());
+  ASSERT_TRUE(ParseMessage(bytes, &reused).ok());
+  EXPECT_EQ(testing::DeterministicSerialization(reused),
+            testing::DeterministicSerialization(u.message));
+}
+
+TEST(EditionsTest, CordBytesGoToUpstream) {
+  const std::string bytes = kRequired + Bytes(31, "a cord");
+  const Upstream u = ParseUpstream(bytes);
+  ASSERT_TRUE(u.accepted);
+  EXPECT_EQ(std::string(u.message.cord_bytes()), "a cord");
+  ExpectSameAsUpstream(bytes);
+  EXPECT_EQ(DelegatingParses(bytes), 1u);
+}
+
+TEST(EditionsTest, PackedAndExpandedEncodingsEitherWay) {
+  // Each repeated scalar takes both encodings, whatever its declared one (8 packed, 9 expanded).
+  for (const int number : {8, 9, 10, 11, 12, 16}) {
+    std::string bytes = kRequired + Packed(number, {1, 300, 70000, 5});
+    bytes += Varint(number, 9) + Varint(number, 127);
+    const Upstream u = ParseUpstream(bytes);
+    EXPECT_TRUE(u.accepted) << "field " << number;
+    ExpectSameAsUpstream(bytes);
+    EXPECT_EQ(DelegatingParses(bytes), 0u) << "field " << number;
+  }
+  // Re-serialized in the declared encoding: packed for 8, one record per value for 9.
+  Features msg;
+  msg.set_required_int(1);
+  msg.add_packed_ints(1);
+  msg.add_packed_ints(2);
+  msg.add_expanded_ints(1);
+  msg.add_expanded_ints(2);
+  const std::string bytes = msg.SerializeAsString();
+  EXPECT_NE(bytes.find(Packed(8, {1, 2})), std::string::npos);
+  EXPECT_NE(bytes.find(Varint(9, 1) + Varint(9, 2)), std::string::npos);
+  ExpectSameAsUpstream(bytes);
+  // Long packed payloads go to the kernels, in both paths (the reflection walk takes them from
+  // 64 bytes, in messages of 512 bytes or more).
+  std::string payload;
+  for (int i = 0; i < 600; ++i) AppendVarint(static_cast<uint64_t>(i) * 37, &payload);
+  for (const int number : {8, 9, 10}) ExpectSameAsUpstream(kRequired + Bytes(number, payload));
+}
+
+TEST(EditionsTest, OpenAndClosedEnums) {
+  // 99 is no value of either enum: an open enum field keeps it, a closed one (the enum's
+  // enum_type = CLOSED, or the field's legacy_closed_enum) moves it to the unknown fields.
+  struct Case {
+    int number;
+    bool repeated;
+    bool closed;
+  };
+  for (const Case c : {Case{15, false, false}, Case{16, true, false}, Case{22, false, false},
+                       Case{17, false, true}, Case{18, true, true}, Case{19, true, true},
+                       Case{20, false, true}, Case{21, true, true}}) {
+    for (const bool packed : {false, true}) {
+      if (packed && !c.repeated)
+        continue;  // A singular field's packed record is a wrong wire type.
+      const std::string field = packed ? Packed(c.number, {1, 99, 2}) : Varint(c.number, 99);
+      const std::string bytes = kRequired + field;
+      const Upstream u = ParseUpstream(bytes);
+      ASSERT_TRUE(u.accepted);
+      const bool unknown = !u.message.GetReflection()->GetUnknownFields(u.message).empty();
+      EXPECT_EQ(unknown, c.closed) << "field " << c.number << (packed ? " packed" : "");
+      ExpectSameAsUpstream(bytes);
+      // Known values only: no field goes to upstream.
+      const std::string known =
+          kRequired + (packed ? Packed(c.number, {1, 2}) : Varint(c.number, 1));
+      EXPECT_EQ(DelegatingParses(known), 0u) << "field " << c.number;
+    }
+  }
+}
+
+TEST(EditionsTest, Presence) {
+  // Explicit: a zero is present. Implicit: a zero is not (and is not re-serialized).
+  {
+    const std::string bytes = kRequired + Varint(1, 0) + Varint(2, 0);
+    const Upstream u = ParseUpstream(bytes);
+    ASSERT_TRUE(u.accepted);
+    EXPECT_TRUE(u.message.has_explicit_int());
+    EXPECT_EQ(u.message.SerializeAsString(), Varint(1, 0) + kRequired);
+    ExpectSameAsUpstream(bytes);
+    EXPECT_EQ(DelegatingParses(bytes), 0u);
+  }
+  // Legacy required: missing fails ParseMessage, passes ParsePartialMessage.
+  {
+    const std::string bytes = Varint(1, 5);
+    EXPECT_FALSE(ParseUpstream(bytes).accepted);
+    ExpectSameAsUpstream(bytes);
+    Features msg;
+    EXPECT_FALSE(ParseMessage(bytes, &msg).ok());
+    EXPECT_TRUE(ParsePartialMessage(bytes, &msg).ok());
+  }
+}
+
+TEST(EditionsTest, DelimitedSubmessages) {
+  // message_encoding = DELIMITED: the submessage between start- and end-group tags.
+  std::string leaf;
+  leaf += Varint(1, 42);
+  leaf += Packed(2, {3, 4, 5});
+  for (const int number : {25, 26}) {
+    std::string field;
+    AppendTag(static_cast<uint64_t>(number), kStartGroup, &field);
+    field += leaf;
+    AppendTag(static_cast<uint64_t>(number), kEndGroup, &field);
+    const std::string bytes = kRequired + field + field;
+    const Upstream u = ParseUpstream(bytes);
+    ASSERT_TRUE(u.accepted) << "field " << number;
+    ExpectSameAsUpstream(bytes);
+    // Length-delimited instead: not this field's encoding, so an unknown field.
+    const std::string wrong = kRequired + Bytes(number, leaf);
+    const Upstream w = ParseUpstream(wrong);
+    ASSERT_TRUE(w.accepted);
+    EXPECT_FALSE(w.message.GetReflection()->GetUnknownFields(w.message).empty());
+    ExpectSameAsUpstream(wrong);
+    // Unterminated: rejected.
+    ExpectSameAsUpstream(kRequired + field.substr(0, field.size() - 1));
+  }
+  // A length-delimited submessage, for contrast: the generated parser's own case.
+  const std::string child = kRequired + Bytes(23, leaf) + Bytes(24, leaf);
+  ExpectSameAsUpstream(child);
+  EXPECT_EQ(DelegatingParses(child), 0u);
+}
+
+TEST(EditionsTest, Differential) {
+  testing::DifferentialOptions options;
+  options.iterations = 60;
+  const testing::DifferentialReport report =
+      testing::RunDifferential(Features::default_instance(), options);
+  EXPECT_TRUE(report.generated_parser);
+  EXPECT_GT(report.valid_cases, 0u);
+  for (const std::string& f : report.failures) ADD_FAILURE() << f;
+}
+
+}  // namespace
+}  // namespace pbaccel
