@@ -20,6 +20,7 @@
 #include "pbaccel/field_reader.h"
 #include "pbaccel/internal/field_errors.h"
 #include "pbaccel/internal/generated_registry.h"
+#include "pbaccel/internal/iterative_merge.h"
 #include "pbaccel/internal/kernel_registry.h"
 #include "pbaccel/internal/protobuf_compat.h"
 #include "pbaccel/internal/top_level_fields.h"
@@ -199,6 +200,11 @@ uint64_t& FullRequiredFieldChecksForTesting() {
   return checks;
 }
 
+uint64_t& DeepSubmessagesForTesting() {
+  thread_local uint64_t deep = 0;
+  return deep;
+}
+
 uint64_t& PredictedTagsForTesting() {
   thread_local uint64_t hits = 0;
   return hits;
@@ -291,6 +297,22 @@ const char* Delegate(const char* field, const char* end, MessageLite* msg, Conte
   return nullptr;
 }
 
+const char* MergeDeep(const char* field, uint32_t number, const MessageLite& parent, const char* p,
+                      const char* end, MessageLite* sub, Context* ctx, bool reuse) {
+  ++DeepSubmessagesForTesting();
+  if (reuse) sub->Clear();
+  ctx->MarkMaybeUninitialized();  // Nothing below checks required fields as the messages end.
+  if (auto* full = dynamic_cast<google::protobuf::Message*>(sub)) {
+    absl::Status s = internal::MergeIteratively(p, end, ctx->origin(), full, ctx->budget());
+    if (s.ok()) return end;
+    ctx->FailDeep(std::move(s));
+    return nullptr;
+  }
+  if (internal::MergeWithUpstream(p, end, sub, ctx->budget())) return end;
+  ctx->Fail(Context::Failure::kRejected, &parent, number, field);
+  return nullptr;
+}
+
 const char* NestedTooDeep(const char* field, uint32_t number, const MessageLite& msg,
                           Context* ctx) {
   ctx->Fail(Context::Failure::kNestedTooDeep, &msg, number, field);
@@ -299,6 +321,7 @@ const char* NestedTooDeep(const char* field, uint32_t number, const MessageLite&
 
 absl::Status Context::FailureStatus() const {
   if (failure_ == Failure::kNone) return absl::OkStatus();
+  if (failure_ == Failure::kDeep) return deep_status_;
   const auto error = static_cast<internal::WireError>(wire_error_);
   std::string what;
   if (failure_ == Failure::kNestedTooDeep) {

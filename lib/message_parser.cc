@@ -18,6 +18,7 @@
 #include "pbaccel/generated_parser.h"
 #include "pbaccel/internal/field_errors.h"
 #include "pbaccel/internal/generated_registry.h"
+#include "pbaccel/internal/iterative_merge.h"
 #include "pbaccel/internal/message_plan.h"
 #include "pbaccel/internal/protobuf_compat.h"
 #include "pbaccel/internal/top_level_fields.h"
@@ -102,7 +103,12 @@ std::string DescribeRejection(const char* p, const char* end, const Message& msg
 
 class Parser {
  public:
-  explicit Parser(const char* origin) : origin_(origin) {}
+  // `enter_every_submessage`: enter every submessage field (singular or repeated; not maps or
+  // groups), whatever its size and whether its type has anything to accelerate, so that upstream
+  // is never handed a submessage to recurse into (MergeIteratively); else only those worth
+  // leaving upstream's parser for.
+  Parser(const char* origin, bool enter_every_submessage)
+      : origin_(origin), enter_every_submessage_(enter_every_submessage) {}
 
   // Merges [p, end) into msg, whose plan is `plan`, with `budget` levels of nesting left.
   //
@@ -112,7 +118,7 @@ class Parser {
   absl::Status Merge(const char* p, const char* end, Message* msg, const MessagePlan& plan,
                      int budget) {
     // Nothing to accelerate in this type: one upstream call, no walk.
-    if (!plan.accelerates) return Upstream(p, end, msg, budget);
+    if (!plan.accelerates && !enter_every_submessage_) return Upstream(p, end, msg, budget);
     struct Level {
       const char* end;
       Message* msg;
@@ -134,9 +140,9 @@ class Parser {
         if (p == nullptr) break;
         if (field.wire_type == WireType::kLengthDelimited) {
           const FieldAction* action = current->Find(field.number);
-          if (action == nullptr || action->kind == FieldAction::kUpstream ||
-              !Worthwhile(*action, field.varint, budget)) {
-            if (!took_one && ++small_fields == internal::kSmallFieldsBeforeHandOver) {
+          if (action == nullptr || !Takes(*action, field.varint, budget)) {
+            if (!took_one && !enter_every_submessage_ &&
+                ++small_fields == internal::kSmallFieldsBeforeHandOver) {
               ++internal::SmallFieldHandOversForTesting();
               break;  // The rest of this message to upstream, below.
             }
@@ -148,7 +154,7 @@ class Parser {
             absl::Status s = Upstream(run, field.tag, msg, budget);
             if (!s.ok()) return s;
           }
-          if (action->kind == FieldAction::kMessage) {  // Enter the submessage.
+          if (action->child != nullptr) {  // Enter the submessage.
             enclosing.push_back({end, msg, current});
             msg = MutableSubmessage(*action, msg);
             current = action->child;
@@ -184,6 +190,13 @@ class Parser {
   }
 
  private:
+  // Whether to take a length-delimited record of `len` bytes of the field of `a`.
+  bool Takes(const FieldAction& a, uint64_t len, int budget) const {
+    // Entering a submessage costs one level, as in upstream; at 0 upstream reports the error.
+    if (enter_every_submessage_ && a.child != nullptr) return budget >= 1;
+    return Worthwhile(a, len, budget);
+  }
+
   static bool Worthwhile(const FieldAction& a, uint64_t len, int budget) {
     switch (a.kind) {
       case FieldAction::kPackedVarint: return len >= kMinPackedFieldBytes;
@@ -298,6 +311,7 @@ class Parser {
   }
 
   const char* origin_;
+  const bool enter_every_submessage_;
 };
 
 absl::Status MissingRequired(const Message& msg) {
@@ -357,7 +371,7 @@ absl::Status ParseWhole(absl::string_view bytes, Message* msg, bool clear, bool 
                                        internal::DefaultRecursionBudget(), bytes.data())));
   }
   if (clear) msg->Clear();
-  Parser parser(bytes.data());
+  Parser parser(bytes.data(), /*enter_every_submessage=*/false);
   absl::Status s =
       parser.Merge(bytes.data(), bytes.data() + bytes.size(), msg, *plan, kDefaultBudget);
   if (s.ok() && check_required && !msg->IsInitialized()) return MissingRequired(*msg);
@@ -478,6 +492,19 @@ absl::Status ParseCord(const absl::Cord& bytes, Message* msg, bool check_require
 }
 
 }  // namespace
+
+namespace internal {
+
+absl::Status MergeIteratively(const char* p, const char* end, const char* origin, Message* msg,
+                              int budget) {
+  const google::protobuf::Descriptor* d = msg->GetDescriptor();
+  std::optional<PlanCache> plans_for_this_parse;  // A type outside the generated pool.
+  const MessagePlan& plan = InGeneratedPool(d) ? PlanFor(d) : plans_for_this_parse.emplace().Get(d);
+  Parser parser(origin, /*enter_every_submessage=*/true);
+  return parser.Merge(p, end, msg, plan, budget);
+}
+
+}  // namespace internal
 
 absl::Status ParseMessage(absl::string_view bytes, Message* msg) {
   return ParseImpl(bytes, msg, /*clear=*/true, /*check_required=*/true);

@@ -161,11 +161,8 @@ struct PlanCache::State {
         const FieldDescriptor* f = d->field(i);
         FieldAction a = ScalarAction(f);
         if (IsRecursableMessageField(f)) {
-          const MessagePlan* child = plans_.at(f->message_type()).get();
-          if (child->accelerates) {
-            a.kind = FieldAction::kMessage;
-            a.child = child;
-          }
+          a.child = plans_.at(f->message_type()).get();
+          if (a.child->accelerates) a.kind = FieldAction::kMessage;
         }
         if (f->number() < kDenseLimit) {
           plan.dense[static_cast<size_t>(f->number())] = a;

@@ -35,7 +35,6 @@ namespace {
 
 using testing::DecodeStatus;
 using ::testing::HasSubstr;
-using ::testing::Not;
 using testing::VarintFormat;
 
 // Linking the rule's library registers the parsers: ParseMessage(bytes, Message*) finds them, for
@@ -118,31 +117,86 @@ TEST(GeneratedParserTest, SubmessagesOfAnotherTargetsTypesUseTheirGeneratedParse
   for (const std::string& f : report.failures) ADD_FAILURE() << f;
 }
 
-// Past the recursion limit only the generated parser says how deep the limit is (NestedTooDeep;
-// the reflection path locates what upstream rejected): the proof that ParseMessage ran the
-// generated code, through the Message* overload and the exact-type overload, full and lite.
-TEST(GeneratedParserTest, OnlyTheGeneratedParserReportsTheRecursionLimitItself) {
-  std::string input;  // 102 Recursive messages, each the `child` (field 1) of the one before.
-  for (int level = 0; level < 101; ++level) {
+// `levels` Recursive messages, each the `child` (field 1) of the one before (the outermost nests
+// levels - 1 deep), each with `values` packed values (field 2); `cut` drops the innermost's last
+// byte, leaving its packed payload inside a varint.
+std::string NestedRecursive(int levels, int values, bool cut) {
+  std::string input;
+  for (int level = 0; level < levels; ++level) {
+    std::string packed;
+    for (int v = 0; v < values; ++v) testing::AppendVarint(static_cast<uint64_t>(v) * 131, &packed);
     std::string outer;
-    testing::AppendTag(1, 2, &outer);
-    testing::AppendVarint(input.size(), &outer);
-    input = outer + input;
+    if (!packed.empty()) outer = testing::WrapAsPackedField(2, packed);
+    if (level == 0 && cut && !outer.empty()) {
+      outer = outer.substr(0, outer.size() - 1);
+      outer[1] = static_cast<char>(outer[1] - 1);  // The length says so too: one byte less.
+    }
+    if (level > 0) {
+      testing::AppendTag(1, 2, &outer);
+      testing::AppendVarint(input.size(), &outer);
+      outer += input;
+    }
+    input = outer;
   }
-  ASSERT_FALSE(test2::Recursive().ParseFromString(input));
-  const std::string generated_words = "nested deeper than 100 levels (protobuf's recursion limit)";
-
-  test2::Recursive typed;
-  EXPECT_THAT(std::string(ParseMessage(input, &typed).message()), HasSubstr(generated_words));
-  google::protobuf::Message* as_message = &typed;
-  EXPECT_THAT(std::string(ParseMessage(input, as_message).message()), HasSubstr(generated_words));
-  test2lite::Recursive lite;
-  EXPECT_THAT(std::string(ParseMessage(input, &lite).message()), HasSubstr(generated_words));
-
-  const absl::Status by_reflection = ParseMessageByReflection(input, &typed);
-  EXPECT_FALSE(by_reflection.ok());
-  EXPECT_THAT(std::string(by_reflection.message()), Not(HasSubstr(generated_words)));
+  return input;
 }
+
+// The recursion limit is upstream's on every path: 101 levels parse, 102 fail, through the exact-
+// type overload, the Message* overload and the reflection walk, full and lite. Past
+// kGeneratedNestingLevels the generated parser hands the rest to MergeDeep (counted: the proof
+// that ParseMessage ran generated code), which nests no further on the stack.
+TEST(GeneratedParserTest, RecursionLimitOnEveryPath) {
+  for (const int levels : {101, 102}) {
+    const std::string input = NestedRecursive(levels, 0, false);
+    const bool upstream_ok = test2::Recursive().ParseFromString(input);
+    ASSERT_EQ(upstream_ok, levels == 101);
+    test2::Recursive typed;
+    uint64_t deep = gen::DeepSubmessagesForTesting();
+    EXPECT_EQ(ParseMessage(input, &typed).ok(), upstream_ok) << levels;
+    EXPECT_EQ(gen::DeepSubmessagesForTesting() - deep, 1u) << levels;
+    google::protobuf::Message* as_message = &typed;
+    EXPECT_EQ(ParseMessage(input, as_message).ok(), upstream_ok) << levels;
+    test2lite::Recursive lite;
+    deep = gen::DeepSubmessagesForTesting();
+    EXPECT_EQ(ParseMessage(input, &lite).ok(), upstream_ok) << levels;
+    EXPECT_EQ(gen::DeepSubmessagesForTesting() - deep, 1u) << levels;
+    deep = gen::DeepSubmessagesForTesting();
+    EXPECT_EQ(ParseMessageByReflection(input, &typed).ok(), upstream_ok) << levels;
+    EXPECT_EQ(gen::DeepSubmessagesForTesting(), deep) << levels;
+  }
+}
+
+class GeneratedDeepTest : public testing::EveryKernelTest {};
+
+// Inputs nested around kGeneratedNestingLevels, with packed fields at every level, valid and with
+// the innermost payload cut: the generated parser (to that depth) and MergeDeep (past it) agree
+// with upstream on every kernel, both paths, fresh and reused messages (CompareWithUpstream), and
+// lite; MergeDeep runs exactly when the input nests past the limit, once.
+TEST_P(GeneratedDeepTest, AgreesWithUpstreamPastTheGeneratedNesting) {
+  for (const int levels :
+       {gen::kGeneratedNestingLevels, gen::kGeneratedNestingLevels + 1,
+        gen::kGeneratedNestingLevels + 2, gen::kGeneratedNestingLevels + 7, 60}) {
+    for (const bool cut : {false, true}) {
+      const std::string input = NestedRecursive(levels, 40, cut);
+      SCOPED_TRACE(absl::StrCat(levels, " levels", cut ? ", innermost payload cut" : ""));
+      EXPECT_EQ(testing::CompareWithUpstream(input, test2::Recursive::default_instance()), "");
+      test2lite::Recursive upstream, ours;
+      const bool upstream_ok = upstream.ParseFromString(input);
+      EXPECT_EQ(upstream_ok, !cut);
+      const uint64_t deep = gen::DeepSubmessagesForTesting();
+      ASSERT_EQ(ParseMessage(input, &ours).ok(), upstream_ok);
+      // levels messages nest levels - 1 times below the outermost.
+      EXPECT_EQ(gen::DeepSubmessagesForTesting() - deep,
+                levels - 1 > gen::kGeneratedNestingLevels ? 1u : 0u);
+      if (upstream_ok) {
+        EXPECT_EQ(testing::DeterministicSerialization(ours),
+                  testing::DeterministicSerialization(upstream));
+      }
+    }
+  }
+}
+
+PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(GeneratedDeepTest);
 
 TEST(GeneratedParserTest, MissingRequiredFields) {
   test2lite::Everything lite;

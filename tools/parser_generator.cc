@@ -486,7 +486,6 @@ class MessageWriter {
       out->Print(vars,
                  "  bool old;\n"
                  "  auto* sub = $field$_elements.Next(&old);\n");
-      vars["sub"] = "sub";
       vars["old"] = "old";
     } else if (Kept(f)) {
       out->Print(vars,
@@ -494,16 +493,19 @@ class MessageWriter {
                  "  const bool old = kept != nullptr;\n"
                  "  if (old) msg->set_allocated_$field$(kept);\n"
                  "  auto* sub = msg->mutable_$field$();\n");
-      vars["sub"] = "sub";
       vars["old"] = "old";
     } else {
-      vars["sub"] = (f->is_repeated() ? "msg->add_" : "msg->mutable_") + cpp::FieldName(f) + "()";
+      out->Print(vars, f->is_repeated() ? "  auto* sub = msg->add_$field$();\n"
+                                        : "  auto* sub = msg->mutable_$field$();\n");
       vars["old"] = "false";
     }
     PrintCase(out, vars,
               // On success the submessage's parse returns payload_end: nothing of this level's but
-              // the loop's own state stays live across the call (Context::EnterSubmessage).
-              "  p = $merge$(payload, payload_end, $sub$, ctx, $old$);\n"
+              // the loop's own state stays live across the call (Context::EnterSubmessage). Deeper
+              // than kGeneratedNestingLevels, MergeDeep (generated_parser.h).
+              "  p = ctx->Shallow() ? $merge$(payload, payload_end, sub, ctx, $old$)\n"
+              "                     : MergeDeep(field, $number$, *msg, payload, payload_end, sub, "
+              "ctx, $old$);\n"
               "  if (p == nullptr) return nullptr;\n"
               "  ctx->LeaveSubmessage();\n"
               "$next$  continue;\n"

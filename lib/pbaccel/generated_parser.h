@@ -32,6 +32,7 @@
 #include <cstring>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include "absl/base/optimization.h"
 #include "absl/status/status.h"
@@ -50,22 +51,35 @@ namespace gen {
 // A failure is recorded as facts (which field of which message, where, what) and put into words
 // by Run() once the walk has unwound: naming a field looks up descriptors, which may build them
 // on first use and take kilobytes of stack, and the failure may be at the deepest nesting level.
+// Generated parsers nest on the machine stack (one MergeFields frame per level) this many levels
+// below the message a parse starts with; a submessage deeper than that is parsed by MergeDeep,
+// whose nesting costs no more stack (real messages nest a few levels: OSM blocks 3, vector tiles
+// and profiles 2). So however deep the input, and whatever the frames of a schema's MergeFields,
+// a parse's stack is at most this many of them plus MergeDeep's (reliability_test compares it with
+// upstream's at protobuf's recursion limit).
+inline constexpr int kGeneratedNestingLevels = 8;
+
 class Context {
  public:
   enum class Failure : uint8_t {
     kNone,
-    kRejected,      // Upstream rejected the field (wire_error: what the walk found there, if any).
-    kNestedTooDeep  // A submessage past the recursion limit.
+    kRejected,       // Upstream rejected the field (wire_error: what the walk found there, if any).
+    kNestedTooDeep,  // A submessage past the recursion limit.
+    kDeep,           // MergeDeep failed (detail: its error).
   };
 
   Context(const char* origin, const char* readable_end, int budget)
-      : origin_(origin), readable_end_(readable_end), budget_(budget) {}
+      : origin_(origin),
+        readable_end_(readable_end),
+        budget_(budget),
+        deep_below_(budget - kGeneratedNestingLevels) {}
   const char* origin() const { return origin_; }
   const char* readable_end() const { return readable_end_; }
 
   // Nesting. A submessage may be entered if a level is left (else the whole parse fails, as
   // upstream's does past its recursion limit: NestedTooDeep); leaving it gives the level back.
-  // budget(): the levels left, for a hand-over to upstream.
+  // budget(): the levels left, for a hand-over to upstream. Shallow(): whether the submessage just
+  // entered is within kGeneratedNestingLevels (its type's MergeFields parses it), else MergeDeep.
   bool EnterSubmessage() {
     if (budget_ <= 0) return false;
     --budget_;
@@ -73,6 +87,7 @@ class Context {
   }
   void LeaveSubmessage() { ++budget_; }
   int budget() const { return budget_; }
+  bool Shallow() const { return budget_ >= deep_below_; }
 
   void Fail(Failure failure, const google::protobuf::MessageLite* msg, uint32_t number,
             const char* at, uint8_t wire_error = 0) {
@@ -81,6 +96,10 @@ class Context {
     number_ = number;
     at_ = at;
     wire_error_ = wire_error;
+  }
+  void FailDeep(absl::Status status) {
+    failure_ = Failure::kDeep;
+    deep_status_ = std::move(status);
   }
   // The error for the recorded failure (OK if none).
   absl::Status FailureStatus() const;
@@ -98,12 +117,14 @@ class Context {
   const char* origin_;
   const char* readable_end_;
   int budget_;
+  int deep_below_;
   bool maybe_uninitialized_ = false;
   Failure failure_ = Failure::kNone;
   uint8_t wire_error_ = 0;
   uint32_t number_ = 0;
   const google::protobuf::MessageLite* msg_ = nullptr;
   const char* at_ = nullptr;
+  absl::Status deep_status_;
 };
 
 // A generated parser, type-erased: MergeFields for the concrete type behind `msg`. `reuse`: parse
@@ -161,6 +182,10 @@ uint64_t& PlainClearsForTesting();
 // the whole message (IsInitialized()), not by the checks generated parsers make as they go
 // (Context::MarkMaybeUninitialized): for tests, which must see that walk skipped.
 uint64_t& FullRequiredFieldChecksForTesting();
+
+// The number of submessages on this thread that generated parsers handed to MergeDeep (nested
+// deeper than kGeneratedNestingLevels): for tests.
+uint64_t& DeepSubmessagesForTesting();
 
 // Generated code compiled with PBACCEL_GEN_COUNT_FAST_PATHS gets its own NextTagIs, ReadVarint and
 // ClearKeeping, in an inline namespace (other symbols): a program may link counting and plain
@@ -463,6 +488,16 @@ const char* Delegate(const char* field, const char* end, google::protobuf::Messa
 // program (registered; full-runtime types only), else nullptr. For submessages of types that
 // another file's generated code parses; call it once per call site (it looks up the registry).
 MergeFn LinkedParser(const google::protobuf::MessageLite& prototype);
+
+// A submessage nested deeper than kGeneratedNestingLevels (Context::Shallow() false): the payload
+// [p, end) of field `number` of `parent` (its tag at `field`) merged into `sub` without the
+// recursion of generated parsers. A full-runtime message by the reflection walk entering every
+// submessage on a heap stack (internal::MergeIteratively); a lite one by upstream's parser.
+// `reuse`: sub holds old contents, cleared first. Returns `end`, or nullptr with the failure in
+// ctx. Out of line, and reached only by inputs that nest that deep.
+const char* MergeDeep(const char* field, uint32_t number,
+                      const google::protobuf::MessageLite& parent, const char* p, const char* end,
+                      google::protobuf::MessageLite* sub, Context* ctx, bool reuse);
 
 // A submessage past the recursion limit (Context::EnterSubmessage false) fails the whole parse, as
 // upstream's does: NestedTooDeep records that in ctx (the field `number` of `msg`, its tag at

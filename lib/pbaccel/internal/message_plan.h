@@ -31,7 +31,9 @@ struct FieldAction {
   VarintFormat format = VarintFormat::kUInt64;  // kPackedVarint.
   uint8_t fixed_size = 0;                       // kPackedFixed: 4 or 8.
   const google::protobuf::FieldDescriptor* field = nullptr;
-  const MessagePlan* child = nullptr;  // kMessage: the submessage type's plan.
+  // The submessage type's plan, for every submessage field (singular or repeated, not a map or a
+  // group), of kind kMessage if the type accelerates, else kUpstream; nullptr for other fields.
+  const MessagePlan* child = nullptr;
 };
 
 struct MessagePlan {
