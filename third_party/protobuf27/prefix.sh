@@ -16,23 +16,42 @@
 #   ${PBACCEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pbaccel}/protobuf-src-<version>-cxx17
 #
 # and reused from there by later runs (CI, other checkouts); cargo's own build directory is deleted
-# once the copy is complete. Needs cargo, cmake, g++ and crates.io. A cold build took 7-8 minutes on
-# 2 cores (progress on stderr; stdout is only the prefix).
+# once the copy is complete.
+#
+#   prefix.sh --asan    the same, compiled with AddressSanitizer (key suffix -asan), for builds
+#                       under ASan: a RepeatedField's capacity annotations and Abseil's hash-table
+#                       layout agree only when protobuf and Abseil are instrumented too.
+#
+# Needs cargo, cmake, g++ and crates.io. A cold build took 7-8 minutes on 2 cores (progress on
+# stderr; stdout is only the prefix).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${PBACCEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pbaccel}
 version=$(awk '/^name = "protobuf-src"$/ { getline; gsub(/[" ]/, "", $0); sub(/^version=/, "", $0); print; exit }' \
   "$here/Cargo.lock")
 [ -n "$version" ] || { echo "prefix.sh: no protobuf-src version in $here/Cargo.lock" >&2; exit 1; }
-prefix="$cache/protobuf-src-$version-cxx17"
+variant=cxx17
+flags=""
+case "${1:-}" in
+  "") ;;
+  --asan)
+    variant=cxx17-asan
+    flags="-fsanitize=address -fno-omit-frame-pointer"
+    ;;
+  *) echo "usage: prefix.sh [--asan]" >&2; exit 2 ;;
+esac
+prefix="$cache/protobuf-src-$version-$variant"
 
 if [ ! -f "$prefix/.complete" ]; then
   command -v cargo >/dev/null 2>&1 || { echo "prefix.sh: cargo not found (rustup or Debian's cargo)" >&2; exit 1; }
   mkdir -p "$cache"
-  target="$cache/cargo-target-$version"
-  echo "prefix.sh: building protobuf $version with cargo (protobuf-src); once per cache" >&2
+  target="$cache/cargo-target-$version-$variant"
+  echo "prefix.sh: building protobuf $version ($variant) with cargo (protobuf-src); once per cache" >&2
+  # CFLAGS and CXXFLAGS reach CMake through the cmake crate, LDFLAGS through CMake itself; the
+  # instrumented protoc must not fail on exit for what it never frees.
   built=$(CARGO_TARGET_DIR="$target" NUM_JOBS="${NUM_JOBS:-$(nproc)}" \
-    CMAKE_TOOLCHAIN_FILE="$here/cxx17.cmake" \
+    CMAKE_TOOLCHAIN_FILE="$here/cxx17.cmake" CFLAGS="$flags" CXXFLAGS="$flags" LDFLAGS="$flags" \
+    ASAN_OPTIONS=detect_leaks=0 \
     cargo run --quiet --release --locked --manifest-path "$here/Cargo.toml")
   [ -f "$built/lib/cmake/protobuf/protobuf-config.cmake" ] ||
     { echo "prefix.sh: cargo's build left no protobuf CMake package under $built" >&2; exit 1; }
