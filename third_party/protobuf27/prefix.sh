@@ -18,9 +18,10 @@
 # and reused from there by later runs (CI, other checkouts); cargo's own build directory is deleted
 # once the copy is complete.
 #
-#   prefix.sh --asan    the same, compiled with AddressSanitizer (key suffix -asan), for builds
-#                       under ASan: a RepeatedField's capacity annotations and Abseil's hash-table
-#                       layout agree only when protobuf and Abseil are instrumented too.
+#   prefix.sh --asan    the libraries only (no protoc: cxx17-asan.cmake), compiled with
+#                       AddressSanitizer (key suffix -asan), for builds under ASan: a RepeatedField's
+#                       capacity annotations and Abseil's hash-table layout agree only when protobuf
+#                       and Abseil are instrumented too.
 #
 # Needs cargo, cmake, g++ and crates.io. A cold build took 7-8 minutes on 2 cores (progress on
 # stderr; stdout is only the prefix).
@@ -32,11 +33,13 @@ version=$(awk '/^name = "protobuf-src"$/ { getline; gsub(/[" ]/, "", $0); sub(/^
 [ -n "$version" ] || { echo "prefix.sh: no protobuf-src version in $here/Cargo.lock" >&2; exit 1; }
 variant=cxx17
 flags=""
+toolchain="$here/cxx17.cmake"
 case "${1:-}" in
   "") ;;
   --asan)
     variant=cxx17-asan
     flags="-fsanitize=address -fno-omit-frame-pointer"
+    toolchain="$here/cxx17-asan.cmake"
     ;;
   *) echo "usage: prefix.sh [--asan]" >&2; exit 2 ;;
 esac
@@ -47,18 +50,18 @@ if [ ! -f "$prefix/.complete" ]; then
   mkdir -p "$cache"
   target="$cache/cargo-target-$version-$variant"
   echo "prefix.sh: building protobuf $version ($variant) with cargo (protobuf-src); once per cache" >&2
-  # CFLAGS and CXXFLAGS reach CMake through the cmake crate, LDFLAGS through CMake itself; the
-  # instrumented protoc must not fail on exit for what it never frees.
+  # CFLAGS and CXXFLAGS reach CMake through the cmake crate, LDFLAGS through CMake itself.
   built=$(CARGO_TARGET_DIR="$target" NUM_JOBS="${NUM_JOBS:-$(nproc)}" \
-    CMAKE_TOOLCHAIN_FILE="$here/cxx17.cmake" CFLAGS="$flags" CXXFLAGS="$flags" LDFLAGS="$flags" \
-    ASAN_OPTIONS=detect_leaks=0 \
+    CMAKE_TOOLCHAIN_FILE="$toolchain" CFLAGS="$flags" CXXFLAGS="$flags" LDFLAGS="$flags" \
     cargo run --quiet --release --locked --manifest-path "$here/Cargo.toml")
   [ -f "$built/lib/cmake/protobuf/protobuf-config.cmake" ] ||
     { echo "prefix.sh: cargo's build left no protobuf CMake package under $built" >&2; exit 1; }
   rm -rf "$prefix" "$prefix.partial"
   mkdir -p "$prefix.partial"
   # The install tree only (cargo's out directory also holds CMake's build tree).
-  cp -a "$built/bin" "$built/include" "$built/lib" "$prefix.partial/"
+  for part in bin include lib; do
+    if [ -d "$built/$part" ]; then cp -a "$built/$part" "$prefix.partial/"; fi
+  done
   # pkg-config files name their install directory: name the cache's instead. (CMake's package
   # files find their prefix relative to themselves.)
   for pc in "$prefix.partial"/lib/pkgconfig/*.pc; do
