@@ -220,6 +220,11 @@ uint64_t& PlainClearsForTesting() {
   return clears;
 }
 
+uint64_t& ReusedElementsForTesting() {
+  thread_local uint64_t reused = 0;
+  return reused;
+}
+
 TagRead ReadTagSlow(const char* p, const char* end) {
   uint64_t v;
   const char* next = internal::ReadVarint(p, end, 5, &v);
@@ -355,9 +360,13 @@ ABSL_ATTRIBUTE_NOINLINE bool MergeInPieces(absl::string_view bytes, MessageLite*
 }  // namespace
 
 absl::Status Run(absl::string_view bytes, MessageLite* msg, Mode mode, MergeFn merge) {
+  return Run(bytes, msg, mode, merge, internal::DefaultRecursionBudget());
+}
+
+absl::Status Run(absl::string_view bytes, MessageLite* msg, Mode mode, MergeFn merge, int budget) {
   // Parse: in place of msg's contents (as Clear() + merge would leave it; generated_parser.h).
   const bool reuse = mode == Mode::kParse || mode == Mode::kParsePartial;
-  Context ctx(bytes.data(), bytes.data() + bytes.size(), internal::DefaultRecursionBudget());
+  Context ctx(bytes.data(), bytes.data() + bytes.size(), budget);
   // Up to 2 GiB (nearly always) merge is called from this frame, whose size every nesting level
   // sits on: ForEachPiece's lambda and locals, which a sanitized build does not inline away, would
   // put the walk deeper than upstream's (//tests:reliability_test compares the stacks).

@@ -21,6 +21,7 @@
 #include "pbaccel/internal/iterative_merge.h"
 #include "pbaccel/internal/message_plan.h"
 #include "pbaccel/internal/protobuf_compat.h"
+#include "pbaccel/internal/stream_parser.h"
 #include "pbaccel/internal/top_level_fields.h"
 #include "pbaccel/internal/upstream_merge.h"
 #include "pbaccel/internal/wire_walker.h"
@@ -321,15 +322,16 @@ absl::Status MissingRequired(const Message& msg) {
 }
 
 // `clear`: start from an empty message (Parse*) instead of merging (Merge*). `use_generated`: a
-// linked generated parser for msg's type takes the whole parse.
+// linked generated parser for msg's type takes the whole parse. `budget`: the nesting levels left
+// (below kDefaultBudget only for a piece of a stream's submessage, merged partially).
 absl::Status ParseWhole(absl::string_view bytes, Message* msg, bool clear, bool check_required,
-                        bool use_generated) {
+                        bool use_generated, int budget = kDefaultBudget) {
   if (use_generated) {
     if (const gen::MergeFn merge = gen::FindGeneratedParser(*msg)) {
       const gen::Mode mode = clear
                                  ? (check_required ? gen::Mode::kParse : gen::Mode::kParsePartial)
                                  : (check_required ? gen::Mode::kMerge : gen::Mode::kMergePartial);
-      return gen::Run(bytes, msg, mode, merge);
+      return gen::Run(bytes, msg, mode, merge, budget);
     }
   }
   // Small messages skip even the plan lookup.
@@ -350,7 +352,9 @@ absl::Status ParseWhole(absl::string_view bytes, Message* msg, bool clear, bool 
     const char* const in = bytes.data();
     const size_t n = bytes.size();
     bool ok;
-    if (clear) {
+    if (budget != kDefaultBudget) {
+      ok = internal::MergeWithUpstream(in, in + n, msg, budget);  // A piece of a submessage.
+    } else if (clear) {
       ok = check_required ? ParseFlat<ML::kParse>(msg, in, n)
                           : ParseFlat<ML::kParsePartial>(msg, in, n);
     } else {
@@ -365,25 +369,15 @@ absl::Status ParseWhole(absl::string_view bytes, Message* msg, bool clear, bool 
         return MissingRequired(*msg);
       }
     }
-    return absl::InvalidArgumentError(
-        absl::StrCat("malformed ", msg->GetDescriptor()->full_name(), ": ",
-                     DescribeRejection(bytes.data(), bytes.data() + bytes.size(), *msg,
-                                       internal::DefaultRecursionBudget(), bytes.data())));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "malformed ", msg->GetDescriptor()->full_name(), ": ",
+        DescribeRejection(bytes.data(), bytes.data() + bytes.size(), *msg, budget, bytes.data())));
   }
   if (clear) msg->Clear();
   Parser parser(bytes.data(), /*enter_every_submessage=*/false);
-  absl::Status s =
-      parser.Merge(bytes.data(), bytes.data() + bytes.size(), msg, *plan, kDefaultBudget);
+  absl::Status s = parser.Merge(bytes.data(), bytes.data() + bytes.size(), msg, *plan, budget);
   if (s.ok() && check_required && !msg->IsInitialized()) return MissingRequired(*msg);
   return s;
-}
-
-// Adds where a piece of a longer input started to an error about that piece.
-absl::Status InPiece(const absl::Status& s, size_t piece_offset) {
-  if (s.ok() || piece_offset == 0) return s;
-  return absl::Status(
-      s.code(), absl::StrCat(s.message(), " (byte offsets from the start of the part", " at byte ",
-                             piece_offset, " of the input)"));
 }
 
 // Inputs over 2 GiB (which upstream's ParseFromString takes, and which neither the field walk nor
@@ -398,102 +392,23 @@ absl::Status ParseImpl(absl::string_view bytes, Message* msg, bool clear, bool c
   absl::Status s;
   internal::ForEachPiece(
       bytes.data(), bytes.data() + bytes.size(), [&](const char* p, const char* stop) {
-        s = InPiece(ParseWhole(absl::string_view(p, static_cast<size_t>(stop - p)), msg,
-                               /*clear=*/false, /*check_required=*/false, use_generated),
-                    static_cast<size_t>(p - bytes.data()));
+        s = internal::InPiece(ParseWhole(absl::string_view(p, static_cast<size_t>(stop - p)), msg,
+                                         /*clear=*/false, /*check_required=*/false, use_generated),
+                              static_cast<size_t>(p - bytes.data()));
         return s.ok();
       });
   if (!s.ok()) return s;
   return check_required && !msg->IsInitialized() ? MissingRequired(*msg) : absl::OkStatus();
 }
 
-// Streams and fragmented Cords: read into a buffer of about kStreamBufferBytes, whose whole
-// top-level fields are merged and dropped before more is read. A field longer than the buffer
-// grows it until the field is whole (upstream holds such a field's contents too). Next() returning
-// false ends the input, as for upstream (a ZeroCopyInputStream cannot tell an error from the end).
-// More than 2 GiB in all is rejected, as upstream's stream parser rejects it.
-constexpr size_t kStreamBufferBytes = 256 << 10;
-
-template <typename NextChunk>  // bool(absl::string_view* chunk): false at the end.
-absl::Status ParseChunks(NextChunk next_chunk, Message* msg, bool check_required) {
-  msg->Clear();
-  std::string buffer;
-  size_t consumed = 0;  // Bytes of the input merged (and dropped from the buffer) so far.
-  bool at_end = false;
-  size_t want = kStreamBufferBytes;  // Read until the buffer holds this much.
-  while (true) {
-    absl::string_view chunk;
-    while (!at_end && buffer.size() < want) {
-      if (!next_chunk(&chunk)) {
-        at_end = true;
-      } else {
-        buffer.append(chunk.data(), chunk.size());
-        if (consumed + buffer.size() > static_cast<size_t>(INT_MAX)) {
-          return absl::InvalidArgumentError(
-              "message larger than 2 GiB: protobuf's stream parser rejects it");
-        }
-      }
-    }
-    // All the rest is here: parse it whole, no walk to find a cut (most inputs end within their
-    // first buffer). Else up to the last whole top-level field within the buffer.
-    size_t n = at_end ? buffer.size()
-                      : internal::WholeTopLevelFields(buffer.data(), buffer.data() + buffer.size(),
-                                                      kStreamBufferBytes)
-                            .bytes;
-    if (n == 0 && !buffer.empty()) {
-      if (!at_end) {  // One field longer than the buffer: read on until it is whole.
-        want = buffer.size() + kStreamBufferBytes;
-        continue;
-      }
-      n = buffer.size();  // The input ends inside a field: the parser rejects it.
-    }
-    if (n != 0) {
-      absl::Status s = ParseWhole(absl::string_view(buffer.data(), n), msg, /*clear=*/false,
-                                  /*check_required=*/false, /*use_generated=*/true);
-      if (!s.ok()) return InPiece(s, consumed);
-      buffer.erase(0, n);
-      consumed += n;
-    }
-    want = kStreamBufferBytes;
-    if (at_end && buffer.empty()) break;
-  }
-  return check_required && !msg->IsInitialized() ? MissingRequired(*msg) : absl::OkStatus();
-}
-
-absl::Status ParseStream(google::protobuf::io::ZeroCopyInputStream* input, Message* msg,
-                         bool check_required) {
-  return ParseChunks(
-      [input](absl::string_view* chunk) {
-        const void* data;
-        int size;
-        do {
-          if (!input->Next(&data, &size)) return false;
-        } while (size == 0);
-        *chunk = absl::string_view(static_cast<const char*>(data), static_cast<size_t>(size));
-        return true;
-      },
-      msg, check_required);
-}
-
-absl::Status ParseCord(const absl::Cord& bytes, Message* msg, bool check_required) {
-  if (auto flat = bytes.TryFlat()) {
-    return ParseImpl(*flat, msg, /*clear=*/true, check_required);
-  }
-  absl::Cord::ChunkIterator it = bytes.chunk_begin();
-  const absl::Cord::ChunkIterator end = bytes.chunk_end();
-  return ParseChunks(
-      [&it, &end](absl::string_view* chunk) {
-        if (it == end) return false;
-        *chunk = *it;
-        ++it;
-        return true;
-      },
-      msg, check_required);
-}
-
 }  // namespace
 
 namespace internal {
+
+absl::Status MergePiece(absl::string_view bytes, Message* msg, int budget) {
+  return ParseWhole(bytes, msg, /*clear=*/false, /*check_required=*/false,
+                    /*use_generated=*/true, budget);
+}
 
 absl::Status MergeIteratively(const char* p, const char* end, const char* origin, Message* msg,
                               int budget) {
@@ -533,19 +448,25 @@ absl::Status ParsePartialMessageByReflection(absl::string_view bytes, Message* m
 bool HasGeneratedParser(const Message& msg) { return gen::FindGeneratedParser(msg) != nullptr; }
 
 absl::Status ParseMessage(const absl::Cord& bytes, Message* msg) {
-  return ParseCord(bytes, msg, /*check_required=*/true);
+  if (auto flat = bytes.TryFlat()) return ParseMessage(*flat, msg);
+  internal::CordChunks chunks(bytes);
+  return internal::ParseChunks(&chunks, msg, /*check_required=*/true);
 }
 
 absl::Status ParsePartialMessage(const absl::Cord& bytes, Message* msg) {
-  return ParseCord(bytes, msg, /*check_required=*/false);
+  if (auto flat = bytes.TryFlat()) return ParsePartialMessage(*flat, msg);
+  internal::CordChunks chunks(bytes);
+  return internal::ParseChunks(&chunks, msg, /*check_required=*/false);
 }
 
 absl::Status ParseMessage(google::protobuf::io::ZeroCopyInputStream* input, Message* msg) {
-  return ParseStream(input, msg, /*check_required=*/true);
+  internal::StreamChunks chunks(input);
+  return internal::ParseChunks(&chunks, msg, /*check_required=*/true);
 }
 
 absl::Status ParsePartialMessage(google::protobuf::io::ZeroCopyInputStream* input, Message* msg) {
-  return ParseStream(input, msg, /*check_required=*/false);
+  internal::StreamChunks chunks(input);
+  return internal::ParseChunks(&chunks, msg, /*check_required=*/false);
 }
 
 }  // namespace pbaccel

@@ -2,6 +2,7 @@
 
 #include "pbaccel/internal/top_level_fields.h"
 
+#include "absl/strings/str_cat.h"
 #include "pbaccel/field_reader.h"
 #include "pbaccel/internal/wire_walker.h"
 
@@ -48,6 +49,13 @@ FieldsPrefix WholeTopLevelFields(const char* p, const char* end, size_t max) {
     out.bytes = static_cast<size_t>(p - begin);
   }
   return out;
+}
+
+absl::Status InPiece(const absl::Status& s, size_t piece_offset) {
+  if (s.ok() || piece_offset == 0) return s;
+  return absl::Status(
+      s.code(), absl::StrCat(s.message(), " (byte offsets from the start of the part", " at byte ",
+                             piece_offset, " of the input)"));
 }
 
 }  // namespace internal

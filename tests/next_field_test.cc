@@ -15,13 +15,22 @@
 // short (at most gen::kClearedInPlaceElements elements) is reset by a plain Clear(); a longer one
 // is set aside and its elements reused one by one (gen::PlainClearsForTesting counts the former).
 //
+// Reused elements: a parse in place of old contents that sets a field aside hands its old elements
+// back one by one (gen::ReusedElementsForTesting counts them).
+//
+// Every entry point reaches the generated parser: a fragmented Cord and a ZeroCopyInputStream take
+// the same predicted jumps as a flat buffer (so the generated code ran, not the reflection walk).
+//
 // Every input parses as upstream does, under every kernel.
 
 #include <string>
 
+#include "absl/strings/cord.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "pbaccel/generated_parser.h"
+#include "pbaccel/message_parser.h"
 #include "pbaccel/testing/every_kernel.h"
 #include "tests/predicted_fields.pb.h"
 #include "tests/predicted_fields.pbaccel.h"
@@ -169,6 +178,46 @@ TEST_P(NextFieldTest, ShortFieldsAreResetByAPlainClear) {
   ASSERT_TRUE(MergeMessage(three_points, &msg).ok());  // A merge clears nothing.
   EXPECT_EQ(gen::PlainClearsForTesting(), 0u);
   EXPECT_EQ(msg.points_size(), 6);
+}
+
+TEST_P(NextFieldTest, OldElementsAreReused) {
+  Shape six = MakeShape();
+  for (int i = 4; i <= 6; ++i) *six.add_points() = MakePoint(i, i);
+  const std::string six_points = six.SerializeAsString();
+  const std::string three_points = MakeShape().SerializeAsString();
+  Shape msg;
+  const auto reused = [&msg](const std::string& bytes) {
+    return ParseCounting(bytes, gen::ReusedElementsForTesting(), &msg);
+  };
+  EXPECT_EQ(reused(six_points), 0u);    // Nothing old.
+  EXPECT_EQ(reused(six_points), 6u);    // Six old points, each reused.
+  EXPECT_EQ(reused(three_points), 3u);  // Three reused, three dropped.
+  EXPECT_EQ(msg.points_size(), 3);
+  EXPECT_EQ(reused(three_points), 0u);  // Three are few enough for a plain Clear().
+  gen::ReusedElementsForTesting() = 0;
+  ASSERT_TRUE(MergeMessage(six_points, &msg).ok());  // A merge appends.
+  EXPECT_EQ(gen::ReusedElementsForTesting(), 0u);
+  EXPECT_EQ(msg.points_size(), 9);
+}
+
+TEST_P(NextFieldTest, CordAndStreamReachTheGeneratedParser) {
+  const std::string bytes = MakeShape().SerializeAsString();
+  const uint64_t flat = ParseCountingJumps(bytes);
+  ASSERT_GT(flat, 0u);
+  absl::Cord cord;  // Fragmented: parsed by the stream parser, not in place.
+  for (size_t i = 0; i < bytes.size(); i += 5) cord.Append(absl::Cord(bytes.substr(i, 5)));
+  ASSERT_FALSE(cord.TryFlat().has_value());
+  Shape from_cord;
+  gen::PredictedTagsForTesting() = 0;
+  ASSERT_TRUE(ParseMessage(cord, &from_cord).ok());
+  EXPECT_EQ(gen::PredictedTagsForTesting(), flat);
+  google::protobuf::io::ArrayInputStream stream(bytes.data(), static_cast<int>(bytes.size()), 3);
+  Shape from_stream;
+  gen::PredictedTagsForTesting() = 0;
+  ASSERT_TRUE(ParseMessage(&stream, &from_stream).ok());
+  EXPECT_EQ(gen::PredictedTagsForTesting(), flat);
+  EXPECT_EQ(from_cord.SerializeAsString(), bytes);
+  EXPECT_EQ(from_stream.SerializeAsString(), bytes);
 }
 
 PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(NextFieldTest);

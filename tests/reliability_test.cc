@@ -32,6 +32,8 @@
 #include "google/protobuf/io/zero_copy_stream.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
+#include "pbaccel/internal/stream_parser.h"
+#include "pbaccel/internal/upstream_merge.h"
 #include "pbaccel/pbaccel.h"
 #include "pbaccel/testing/every_kernel.h"
 #include "pbaccel/testing/random_message.h"
@@ -265,6 +267,7 @@ class ChunkedInputTest : public testing::EveryKernelTest {};
 
 TEST_P(ChunkedInputTest, AgreesWithUpstream) {
   std::mt19937_64 rng(24);
+  internal::StreamParseStats stats;
   for (int i = 0; i < 150; ++i) {
     test2::Everything msg;
     testing::FillRandom(&msg, rng, testing::RandomMessageOptions());
@@ -288,6 +291,18 @@ TEST_P(ChunkedInputTest, AgreesWithUpstream) {
       ASSERT_TRUE(MessageDifferencer::Equals(ours, theirs)) << "case " << i;
     }
 
+    // The same with a buffer of a few bytes: every submessage longer than that is entered and
+    // parsed as it arrives, at every depth.
+    test2::Everything small_buffer;
+    ChoppyStream small_stream(input, i, fail_after);
+    internal::StreamChunks small_chunks(&small_stream);
+    const absl::Status b = internal::ParseChunks(&small_chunks, &small_buffer,
+                                                 /*check_required=*/false, 8 + rng() % 64, &stats);
+    ASSERT_EQ(b.ok(), upstream_ok) << "case " << i << ": " << b;
+    if (upstream_ok) {
+      ASSERT_TRUE(MessageDifferencer::Equals(small_buffer, theirs)) << "case " << i;
+    }
+
     // A Cord of the same chunks (fragmented, so not parsed in place).
     absl::Cord cord;
     for (size_t pos = 0; pos < input.size();) {
@@ -301,6 +316,41 @@ TEST_P(ChunkedInputTest, AgreesWithUpstream) {
     ASSERT_EQ(c.ok(), flat_ok) << "case " << i << ": " << c;
     if (flat_ok) {
       ASSERT_TRUE(MessageDifferencer::Equals(from_cord, theirs)) << "case " << i;
+    }
+  }
+  EXPECT_GT(stats.submessages_entered, 1000u);
+}
+
+// Recursive messages nested around upstream's recursion limit, with values at every level (longer
+// than any chunk of the stream, so that the deepest level too is entered), through a buffer
+// smaller than every level: the stream parser enters each level as its bytes arrive, up to the
+// limit, and must stop at the same depth upstream's stream parser stops at.
+TEST_P(ChunkedInputTest, DeepStreamsStopWhereUpstreamStops) {
+  const int limit = internal::DefaultRecursionBudget();
+  for (int depth = limit - 2; depth <= limit + 2; ++depth) {
+    for (const bool cut : {false, true}) {
+      test2::Recursive msg;
+      test2::Recursive* level = &msg;
+      for (int d = 0; d <= depth; ++d) {
+        for (uint32_t v = 0; v < 200; ++v) level->add_values(v * 1000 + d);
+        if (d < depth) level = level->mutable_child();
+      }
+      std::string input = msg.SerializeAsString();
+      if (cut) input.resize(input.size() / 2);
+      test2::Recursive theirs;
+      ChoppyStream upstream_stream(input, depth);
+      const bool upstream_ok = theirs.ParsePartialFromZeroCopyStream(&upstream_stream);
+      test2::Recursive ours;
+      ChoppyStream our_stream(input, depth);
+      internal::StreamParseStats stats;
+      internal::StreamChunks chunks(&our_stream);
+      const absl::Status s =
+          internal::ParseChunks(&chunks, &ours, /*check_required=*/false, 16, &stats);
+      ASSERT_EQ(s.ok(), upstream_ok) << "depth " << depth << (cut ? ", cut: " : ": ") << s;
+      if (upstream_ok) {
+        ASSERT_TRUE(MessageDifferencer::Equals(ours, theirs)) << "depth " << depth;
+      }
+      EXPECT_EQ(stats.submessages_entered, static_cast<size_t>(std::min(depth, limit)));
     }
   }
 }
@@ -334,6 +384,130 @@ TEST(StreamTest, LongStreamOfATinyMessageIsNotHeldWhole) {
   waitpid(pid, &status, 0);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
       << "a 192 MiB stream of a one-field message must be parsed with a bounded buffer";
+}
+
+// A tag and length opening submessage field `number` of `length` bytes.
+std::string OpenSubmessage(int number, size_t length) {
+  std::string out;
+  testing::AppendTag(static_cast<uint64_t>(number), 2, &out);
+  testing::AppendVarint(length, &out);
+  return out;
+}
+
+// Streams whose message holds one submessage announced as `announced` bytes long, followed by
+// `records` bytes of `08 01` records (Leaf.x = 1, over and over): at the top level (a Middle whose
+// leaf is that long), or nested (an Everything whose middle's leaf is; the middle's own length
+// `middle_short_by` bytes shorter than what it holds).
+RecordStream TopLevelSubmessage(size_t records, size_t announced) {
+  return RecordStream(records, OpenSubmessage(1, announced));  // Middle.leaf
+}
+RecordStream NestedSubmessage(size_t records, size_t announced, size_t middle_short_by = 0) {
+  const std::string leaf = OpenSubmessage(1, announced);  // Middle.leaf
+  return RecordStream(records, "\x08\x01" /* req = 1 */ +
+                                   OpenSubmessage(40, leaf.size() + announced - middle_short_by) +
+                                   leaf);
+}
+
+// A message's one long submessage is parsed as its bytes arrive: peak memory stays near the
+// parsed result (a Leaf with x = 1) plus the buffer, however long the submessage is, at the top
+// level and nested. Measured in a child process, whose peak resident memory starts at this
+// process's current size.
+TEST(StreamTest, LongSubmessagesAreParsedAsTheyArrive) {
+#ifdef PBACCEL_ASAN
+  GTEST_SKIP() << "AddressSanitizer's quarantine holds freed memory";
+#endif
+  constexpr size_t kRecords = size_t{384} << 20;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    long before = MaxRssKb();
+    RecordStream top = TopLevelSubmessage(kRecords, kRecords);
+    test2::Middle middle;
+    const absl::Status s = ParseMessage(&top, &middle);
+    const long top_grew_kb = MaxRssKb() - before;
+    before = MaxRssKb();
+    RecordStream nested = NestedSubmessage(kRecords, kRecords);
+    test2::Everything everything;
+    const absl::Status n = ParseMessage(&nested, &everything);
+    const long nested_grew_kb = MaxRssKb() - before;
+    std::fprintf(stderr,
+                 "384 MiB submessage: top level %s, peak memory grew by %ld KiB; nested %s, "
+                 "%ld KiB\n",
+                 s.ok() ? "accepted" : "rejected", top_grew_kb, n.ok() ? "accepted" : "rejected",
+                 nested_grew_kb);
+    const bool ok = s.ok() && middle.leaf().x() == 1 && top_grew_kb < (16 << 10) && n.ok() &&
+                    everything.middle().leaf().x() == 1 && nested_grew_kb < (16 << 10);
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << "a 384 MiB submessage must be parsed as it arrives, with a bounded buffer";
+}
+
+// The same shapes, shorter, against upstream's stream parser, and as fragmented Cords against
+// its flat parser: whole, cut (the input ends inside the submessage), and a submessage longer than
+// the message around it.
+TEST(StreamTest, LongSubmessagesAgreeWithUpstream) {
+  constexpr size_t kLong = size_t{3} << 20;
+  struct Case {
+    const char* what;
+    bool nested;
+    size_t records;
+    size_t middle_short_by;
+    size_t entered;  // Submessages the stream parser enters.
+  };
+  for (const Case& c :
+       {Case{"top level", false, kLong, 0, 1}, Case{"nested", true, kLong, 0, 2},
+        Case{"top level, cut", false, kLong - 2, 0, 1}, Case{"nested, cut", true, kLong - 2, 0, 2},
+        // Not entered: held whole, and rejected.
+        Case{"nested, longer than its message", true, kLong, 100, 1}}) {
+    const auto stream = [&c] {
+      return c.nested ? NestedSubmessage(c.records, kLong, c.middle_short_by)
+                      : TopLevelSubmessage(c.records, kLong);
+    };
+    std::unique_ptr<Message> theirs;
+    if (c.nested) {
+      theirs = std::make_unique<test2::Everything>();
+    } else {
+      theirs = std::make_unique<test2::Middle>();
+    }
+    RecordStream upstream_stream = stream();
+    const bool upstream_ok = theirs->ParseFromZeroCopyStream(&upstream_stream);
+    std::unique_ptr<Message> ours(theirs->New());
+    RecordStream our_stream = stream();
+    internal::StreamParseStats stats;
+    internal::StreamChunks chunks(&our_stream);
+    const absl::Status s = internal::ParseChunks(&chunks, ours.get(), /*check_required=*/true,
+                                                 internal::kStreamBufferBytes, &stats);
+    EXPECT_EQ(s.ok(), upstream_ok) << c.what << ": " << s;
+    if (s.ok() && upstream_ok) {
+      EXPECT_TRUE(MessageDifferencer::Equals(*ours, *theirs)) << c.what;
+    }
+    EXPECT_EQ(stats.submessages_entered, c.entered) << c.what;
+    if (c.entered == (c.nested ? 2u : 1u)) {
+      // The buffer, and at most one chunk past it, plus the prefix of tags and lengths.
+      EXPECT_LT(stats.max_buffered_bytes,
+                internal::kStreamBufferBytes + RecordStream::kChunkBytes + 16)
+          << c.what;
+    }
+
+    // The same bytes as a Cord of 64 KiB pieces, through the public entry point.
+    RecordStream copy = stream();
+    absl::Cord cord;
+    const void* data;
+    int size;
+    while (copy.Next(&data, &size)) {
+      cord.Append(absl::Cord(absl::string_view(static_cast<const char*>(data), size)));
+    }
+    const std::string flat(cord);
+    const bool flat_ok = theirs->ParseFromString(flat);
+    std::unique_ptr<Message> from_cord(theirs->New());
+    const absl::Status from = ParseMessage(cord, from_cord.get());
+    EXPECT_EQ(from.ok(), flat_ok) << c.what << ": " << from;
+    if (from.ok() && flat_ok) {
+      EXPECT_TRUE(MessageDifferencer::Equals(*from_cord, *theirs)) << c.what;
+    }
+  }
 }
 
 }  // namespace

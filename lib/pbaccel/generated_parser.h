@@ -173,10 +173,13 @@ inline const char* ReadTag(const char* p, const char* end, uint32_t* tag) {
 // switch. SlowVarintsForTesting: varints ReadVarint handed to ReadVarintSlow (longer than two
 // bytes, or cut by the input's end); shorter ones must be read inline. PlainClearsForTesting:
 // messages parsed in place of their old contents whose reusable fields were all short enough
-// to reset with a plain Clear() (ClearKeeping below).
+// to reset with a plain Clear() (ClearKeeping below). ReusedElementsForTesting: old elements of
+// repeated message and string fields that a parse in place of old contents reused
+// (ReusedElements::Next below) instead of adding new ones.
 uint64_t& PredictedTagsForTesting();
 uint64_t& SlowVarintsForTesting();
 uint64_t& PlainClearsForTesting();
+uint64_t& ReusedElementsForTesting();
 
 // The number of parses and merges on this thread whose required fields Run() checked by walking
 // the whole message (IsInitialized()), not by the checks generated parsers make as they go
@@ -455,6 +458,9 @@ class ReusedElements {
         old_(reusable_ > 0 ? field->pointer_begin() : Pointers()) {}
   Element* Next(bool* old) {
     *old = used_ < reusable_;
+#if defined(PBACCEL_GEN_COUNT_FAST_PATHS)
+    if (*old) ++ReusedElementsForTesting();
+#endif
     return *old ? *(old_ + used_++) : field_->Add();
   }
   Element* Next() {  // For strings, which assign() resets.
@@ -516,9 +522,12 @@ enum class Mode : uint8_t {
 };
 
 // Runs a generated parser over a whole input, with upstream's top-level rules (size limit,
-// recursion limit, required fields).
+// recursion limit, required fields). `budget`: the nesting levels left, upstream's default
+// recursion limit for a top-level parse (fewer for a piece of a stream's submessage).
 absl::Status Run(absl::string_view bytes, google::protobuf::MessageLite* msg, Mode mode,
                  MergeFn merge);
+absl::Status Run(absl::string_view bytes, google::protobuf::MessageLite* msg, Mode mode,
+                 MergeFn merge, int budget);
 
 // MergeFields for T behind a MessageLite pointer (found by argument-dependent lookup in
 // pbaccel::gen, where the generated header declares it).

@@ -90,13 +90,15 @@ absl::Status ParsePartialMessageByReflection(absl::string_view bytes,
 bool HasGeneratedParser(const google::protobuf::Message& msg);
 
 // Non-contiguous input. A Cord that is already flat is parsed in place. Otherwise the input is
-// read into a buffer of about 256 KiB whose whole top-level fields are merged into `msg` and
-// dropped before more is read (merging a message's fields in pieces gives the same message), so
-// memory stays at that buffer plus the message, however long the input: a top-level field longer
-// than the buffer (a large submessage or string) is held whole, as upstream holds it. The stream's
-// end (Next() returning false, which is also how a stream reports an error) ends the input, as for
-// upstream; more than 2 GiB in all is rejected, as upstream's stream parser rejects it. Error byte
-// offsets count from the start of the piece named in the message.
+// read into a buffer of about 256 KiB whose whole fields are merged into `msg` and dropped before
+// more is read (merging a message's fields in pieces gives the same message), so memory stays at
+// that buffer plus the parsed message, however long the input: a submessage longer than the
+// buffer, at any depth, is entered and parsed the same way as its bytes arrive, as upstream's
+// stream parser parses it; a string or bytes field longer than the buffer is held whole, as
+// upstream holds it (internal/stream_parser.h). The stream's end (Next() returning false, which is
+// also how a stream reports an error) ends the input, as for upstream; more than 2 GiB in all is
+// rejected, as upstream's stream parser rejects it. Error byte offsets count from the start of the
+// piece named in the message.
 absl::Status ParseMessage(const absl::Cord& bytes, google::protobuf::Message* msg);
 absl::Status ParsePartialMessage(const absl::Cord& bytes, google::protobuf::Message* msg);
 absl::Status ParseMessage(google::protobuf::io::ZeroCopyInputStream* input,

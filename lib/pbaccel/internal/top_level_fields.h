@@ -14,6 +14,8 @@
 #include <climits>
 #include <cstddef>
 
+#include "absl/status/status.h"
+
 namespace pbaccel {
 namespace internal {
 
@@ -49,6 +51,10 @@ bool ForEachPiece(const char* p, const char* end, Parse parse) {
   }
   return true;
 }
+
+// `s` (an error about a piece of a longer input, with byte offsets from the piece's start) saying
+// where the piece started: `piece_offset` bytes into the input. OK and piece_offset 0 unchanged.
+absl::Status InPiece(const absl::Status& s, size_t piece_offset);
 
 }  // namespace internal
 }  // namespace pbaccel
