@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/strings/ascii.h"
 #include "grpcpp/support/slice.h"
 
@@ -29,24 +30,24 @@ bool SwitchFromEnvironment() {
 std::atomic<bool> g_switch{SwitchFromEnvironment()};
 std::atomic<uint64_t> g_parsed{0};
 
-// Registered request types: written under a mutex at static initialization, read without a lock
-// (an entry is complete before the count that publishes it).
+// Registered request types: blocks of entries, appended under a mutex (at static initialization,
+// or when a library is loaded) and read without a lock on every request: an entry is complete
+// before the count that publishes it, a block before the pointer that links it. Blocks are never
+// freed, so there is no limit on the number of types.
 struct RequestType {
   const std::type_info* type;
   grpc_internal::DeserializeFn deserialize;
 };
-constexpr size_t kMaxRequestTypes = 256;
-std::array<RequestType, kMaxRequestTypes> g_types;
-std::atomic<size_t> g_type_count{0};
+struct RequestTypeBlock {
+  static constexpr size_t kEntries = 64;
+  std::array<RequestType, kEntries> entries{};
+  std::atomic<size_t> count{0};
+  std::atomic<RequestTypeBlock*> next{nullptr};
+};
+// Constant-initialized (every member has an initializer): other files' static initializers
+// register their types into it, in any order relative to this file's.
+ABSL_CONST_INIT RequestTypeBlock g_types;
 std::mutex g_register_mutex;
-
-grpc_internal::DeserializeFn FindRequestType(const std::type_info& type) {
-  const size_t n = g_type_count.load(std::memory_order_acquire);
-  for (size_t i = 0; i < n; ++i) {
-    if (*g_types[i].type == type) return g_types[i].deserialize;
-  }
-  return nullptr;
-}
 
 }  // namespace
 
@@ -55,6 +56,17 @@ bool GrpcSwitchOn() { return g_switch.load(std::memory_order_relaxed); }
 uint64_t GrpcRequestsParsed() { return g_parsed.load(std::memory_order_relaxed); }
 
 namespace grpc_internal {
+
+DeserializeFn FindRequestType(const std::type_info& type) {
+  for (const RequestTypeBlock* block = &g_types; block != nullptr;
+       block = block->next.load(std::memory_order_acquire)) {
+    const size_t n = block->count.load(std::memory_order_acquire);
+    for (size_t i = 0; i < n; ++i) {
+      if (*block->entries[i].type == type) return block->entries[i].deserialize;
+    }
+  }
+  return nullptr;
+}
 
 ::grpc::Status DeserializeWithGrpc(::grpc::ByteBuffer* buffer, google::protobuf::MessageLite* msg) {
   return ::grpc::GenericDeserialize<::grpc::ProtoBufferReader, google::protobuf::MessageLite>(
@@ -93,10 +105,17 @@ namespace grpc_internal {
 bool RegisterRequestType(const std::type_info& type, DeserializeFn fn) {
   std::lock_guard<std::mutex> lock(g_register_mutex);
   if (FindRequestType(type) != nullptr) return true;  // Declared in several libraries: one entry.
-  const size_t n = g_type_count.load(std::memory_order_relaxed);
-  if (n == kMaxRequestTypes) return false;
-  g_types[n] = {&type, fn};
-  g_type_count.store(n + 1, std::memory_order_release);
+  RequestTypeBlock* block = &g_types;
+  while (RequestTypeBlock* next = block->next.load(std::memory_order_relaxed)) block = next;
+  size_t n = block->count.load(std::memory_order_relaxed);
+  if (n == RequestTypeBlock::kEntries) {
+    RequestTypeBlock* added = new RequestTypeBlock();  // Never freed: readers may hold it.
+    block->next.store(added, std::memory_order_release);
+    block = added;
+    n = 0;
+  }
+  block->entries[n] = {&type, fn};
+  block->count.store(n + 1, std::memory_order_release);
   return true;
 }
 
@@ -106,7 +125,8 @@ bool RegisterRequestType(const std::type_info& type, DeserializeFn fn) {
 ::grpc::Status grpc::SerializationTraits<grpc::protobuf::MessageLite, void>::Deserialize(
     ::grpc::ByteBuffer* buffer, ::grpc::protobuf::MessageLite* msg) {
   if (msg != nullptr) {
-    if (const pbaccel::grpc_internal::DeserializeFn fn = pbaccel::FindRequestType(typeid(*msg))) {
+    if (const pbaccel::grpc_internal::DeserializeFn fn =
+            pbaccel::grpc_internal::FindRequestType(typeid(*msg))) {
       return fn(buffer, msg);
     }
   }

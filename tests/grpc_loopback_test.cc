@@ -15,6 +15,8 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <typeinfo>
+#include <utility>
 #include <vector>
 
 #include "bench/realdata_corpus.h"
@@ -331,6 +333,38 @@ TEST_P(GrpcSwitchTest, RealVectorTilesGetTheAnswersOfTheirUpstreamParse) {
 }
 
 PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(GrpcSwitchTest);
+
+// The registry of request types has no fixed capacity: a thousand more types than the test's own
+// (as a server linking many services has) are each found with their own deserializer, and the
+// types registered before them still are.
+template <int N>
+struct ManyType {};
+template <int N>
+::grpc::Status DeserializeMany(::grpc::ByteBuffer*, google::protobuf::MessageLite*) {
+  return ::grpc::Status(::grpc::StatusCode::UNKNOWN, std::to_string(N));
+}
+template <int... N>
+int RegisterMany(std::integer_sequence<int, N...>) {
+  return (static_cast<int>(
+              grpc_internal::RegisterRequestType(typeid(ManyType<N>), &DeserializeMany<N>)) +
+          ...);
+}
+template <int... N>
+int FoundMany(std::integer_sequence<int, N...>) {
+  return ((grpc_internal::FindRequestType(typeid(ManyType<N>)) == &DeserializeMany<N> ? 1 : 0) +
+          ...);
+}
+
+TEST(GrpcRegistryTest, TakesAnyNumberOfTypes) {
+  ASSERT_NE(grpc_internal::FindRequestType(typeid(examples::FeatureBatch)), nullptr);
+  constexpr auto kMany = std::make_integer_sequence<int, 1000>();
+  EXPECT_EQ(RegisterMany(kMany), 1000);
+  EXPECT_EQ(FoundMany(kMany), 1000);
+  EXPECT_EQ(RegisterMany(kMany), 1000);  // Again: one entry each.
+  EXPECT_EQ(FoundMany(kMany), 1000);
+  EXPECT_NE(grpc_internal::FindRequestType(typeid(examples::FeatureBatch)), nullptr);
+  EXPECT_EQ(grpc_internal::FindRequestType(typeid(ManyType<1000>)), nullptr);
+}
 
 }  // namespace
 }  // namespace examples

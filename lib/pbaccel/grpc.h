@@ -102,9 +102,12 @@ using DeserializeFn = ::grpc::Status (*)(::grpc::ByteBuffer* buffer,
 ::grpc::Status Deserialize(::grpc::ByteBuffer* buffer, google::protobuf::MessageLite* msg,
                            ParseFn parse, bool small_to_grpc);
 
-// Records that requests of the type `type` deserialize with `fn`. Returns true; false (and the
-// type keeps gRPC's unary path) past 256 types.
+// Records that requests of the type `type` deserialize with `fn` (any number of types; a type
+// registered again keeps its first entry). Returns true.
 bool RegisterRequestType(const std::type_info& type, DeserializeFn fn);
+
+// The DeserializeFn registered for `type`, or nullptr.
+DeserializeFn FindRequestType(const std::type_info& type);
 
 // What PBACCEL_GRPC_USE_FOR(T) can take: a google::protobuf::Message (reflection parser, or its
 // generated parser where linked), or any MessageLite with its generated header included.
