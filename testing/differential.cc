@@ -164,6 +164,48 @@ std::string CompareWithUpstream(absl::string_view bytes, const Message& prototyp
   return "";
 }
 
+std::string CompareLiteWithUpstream(absl::string_view bytes,
+                                    const google::protobuf::MessageLite& prototype,
+                                    LiteParseFn parse) {
+  using google::protobuf::MessageLite;
+  internal::compat::ScopedUpstreamLogHandler quiet(&internal::compat::DropLogLine);
+  std::unique_ptr<MessageLite> partial(prototype.New());
+  const bool partial_ok = partial->ParsePartialFromString(std::string(bytes));
+  std::unique_ptr<MessageLite> full(prototype.New());
+  const bool full_ok = full->ParseFromString(std::string(bytes));
+  const std::string expected = partial_ok ? DeterministicSerialization(*partial) : "";
+  for (absl::string_view kernel : SupportedKernels()) {
+    ScopedKernelOverride force(kernel);
+    const std::string where = absl::StrCat("kernel ", kernel, ", generated parser, ",
+                                           prototype.GetTypeName(), ", input ", Hex(bytes), ": ");
+    std::unique_ptr<MessageLite> ours(prototype.New());
+    const absl::Status s = parse(bytes, ours.get(), /*partial=*/true);
+    if (s.ok() != partial_ok) {
+      return absl::StrCat(where, "upstream ", partial_ok ? "accepts" : "rejects", ", pbaccel says ",
+                          s.ToString());
+    }
+    if (partial_ok && DeterministicSerialization(*ours) != expected) {
+      return absl::StrCat(where, "re-serialized bytes differ: upstream ", Hex(expected),
+                          " pbaccel ", Hex(DeterministicSerialization(*ours)));
+    }
+    // In place of its own earlier parse: the old elements are reused.
+    if (partial_ok) {
+      const absl::Status again = parse(bytes, ours.get(), /*partial=*/true);
+      if (!again.ok() || DeterministicSerialization(*ours) != expected) {
+        return absl::StrCat(where, "parsed again in place: ", again.ToString(), ", bytes ",
+                            Hex(DeterministicSerialization(*ours)));
+      }
+    }
+    std::unique_ptr<MessageLite> ours_full(prototype.New());
+    const absl::Status sf = parse(bytes, ours_full.get(), /*partial=*/false);
+    if (sf.ok() != full_ok) {
+      return absl::StrCat(where, "(required fields) upstream ", full_ok ? "accepts" : "rejects",
+                          ", pbaccel says ", sf.ToString());
+    }
+  }
+  return "";
+}
+
 DifferentialReport RunDifferential(const Message& prototype, const DifferentialOptions& options) {
   DifferentialReport report;
   report.generated_parser = HasGeneratedParser(prototype);

@@ -21,8 +21,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "google/protobuf/message.h"
+#include "google/protobuf/message_lite.h"
 #include "pbaccel/testing/mutation.h"        // IWYU pragma: export
 #include "pbaccel/testing/random_message.h"  // IWYU pragma: export
 
@@ -55,6 +57,19 @@ std::string DeterministicSerialization(const google::protobuf::MessageLite& msg)
 // kernel. Returns "" when they agree, else a description of the first difference.
 std::string CompareWithUpstream(absl::string_view bytes,
                                 const google::protobuf::Message& prototype);
+
+// A LITE_RUNTIME type's parse by pbaccel (ParsePartialMessage or ParseMessage for the concrete
+// type, its generated parser) behind a MessageLite pointer.
+using LiteParseFn = absl::Status (*)(absl::string_view bytes, google::protobuf::MessageLite* msg,
+                                     bool partial);
+
+// Compares upstream and pbaccel on `bytes` for a LITE_RUNTIME type (which has no reflection: the
+// messages are compared by their deterministic re-serialization), under every supported kernel:
+// partial and full parses into a fresh message, and in place of a message holding `bytes`' own
+// parse (reused elements). Returns "" when they agree, else the first difference.
+std::string CompareLiteWithUpstream(absl::string_view bytes,
+                                    const google::protobuf::MessageLite& prototype,
+                                    LiteParseFn parse);
 
 // Runs the whole check for the type of `prototype`.
 DifferentialReport RunDifferential(const google::protobuf::Message& prototype,

@@ -6,10 +6,12 @@
 // types (0-3) or of the real-data schemas (5: an OSM PrimitiveBlock, 6: a vector tile, 7: a pprof
 // profile), parsed by upstream and by pbaccel::ParseMessage under every supported kernel (same
 // decision, same message, same bytes; each type's generated parser is linked, so ParseMessage runs
-// it), or (4) a packed varint payload (decoded by every kernel in every format, both modes and
-// three output capacities, compared with the scalar reference: same status, offset, count and
-// values). Any difference aborts. tools/make_fuzz_seeds.py writes the seeds (tests/fuzz_corpus),
-// among them excerpts of the vendored real data.
+// it; the test types 0, 1 and 3 also as their LITE_RUNTIME twins, test2lite/test3lite, whose only
+// pbaccel parser is the generated one, compared by re-serialization), or (4) a packed varint
+// payload (decoded by every kernel in every format, both modes and three output capacities,
+// compared with the scalar reference: same status, offset, count and values). Any difference
+// aborts. tools/make_fuzz_seeds.py writes the seeds (tests/fuzz_corpus), among them excerpts of the
+// vendored real data.
 //
 //   ./bazelw build --config=fuzz //tests:message_fuzzer
 //   bazel-bin/tests/message_fuzzer -max_total_time=60 /tmp/corpus tests/fuzz_corpus
@@ -29,7 +31,11 @@
 #include "proto/message_workloads.pb.h"
 #include "proto/osmformat.pb.h"
 #include "proto/parser_test2.pb.h"
+#include "proto/parser_test2_lite.pb.h"
+#include "proto/parser_test2_lite.pbaccel.h"
 #include "proto/parser_test3.pb.h"
+#include "proto/parser_test3_lite.pb.h"
+#include "proto/parser_test3_lite.pbaccel.h"
 #include "proto/profile.pb.h"
 #include "proto/vector_tile.pb.h"
 #include "tests/varint_test_util.h"
@@ -72,6 +78,18 @@ void CheckKernels(const uint8_t* data, size_t size) {
   }
 }
 
+// pbaccel's parse of the LITE_RUNTIME type T (its generated parser, declared by its .pbaccel.h).
+template <typename T>
+absl::Status ParseLite(absl::string_view bytes, google::protobuf::MessageLite* msg, bool partial) {
+  return partial ? pbaccel::ParsePartialMessage(bytes, static_cast<T*>(msg))
+                 : pbaccel::ParseMessage(bytes, static_cast<T*>(msg));
+}
+
+struct LiteTwin {
+  const google::protobuf::MessageLite* prototype;
+  pbaccel::testing::LiteParseFn parse;
+};
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -94,8 +112,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     CheckKernels(data, size);
     return 0;
   }
-  const std::string diff = pbaccel::testing::CompareWithUpstream(
-      absl::string_view(reinterpret_cast<const char*>(data), size), *kTypes[selector]);
+  // The LITE_RUNTIME twins of the test types (the same schemas, package test2lite / test3lite).
+  static const LiteTwin kLiteTwins[8] = {
+      {&pbaccel::test2lite::Everything::default_instance(),
+       &ParseLite<pbaccel::test2lite::Everything>},
+      {&pbaccel::test3lite::All3::default_instance(), &ParseLite<pbaccel::test3lite::All3>},
+      {nullptr, nullptr},
+      {&pbaccel::test2lite::Recursive::default_instance(),
+       &ParseLite<pbaccel::test2lite::Recursive>},
+  };
+  const absl::string_view bytes(reinterpret_cast<const char*>(data), size);
+  std::string diff = pbaccel::testing::CompareWithUpstream(bytes, *kTypes[selector]);
+  if (diff.empty() && kLiteTwins[selector].prototype != nullptr) {
+    diff = pbaccel::testing::CompareLiteWithUpstream(bytes, *kLiteTwins[selector].prototype,
+                                                     kLiteTwins[selector].parse);
+  }
   if (!diff.empty()) {
     std::fprintf(stderr, "%s\n", diff.c_str());
     std::abort();
