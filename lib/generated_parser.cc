@@ -431,6 +431,47 @@ bool RegisterParsers(const Registration* parsers, size_t n) {
   return true;
 }
 
+namespace {
+
+// LITE_RUNTIME types' parsers by type name: registered at static initialization, resolved on the
+// first lookup after (GetTypeName() may not be called during static initialization).
+class LiteRegistry {
+ public:
+  static LiteRegistry& Get() {
+    static LiteRegistry* const registry = new LiteRegistry();
+    return *registry;
+  }
+
+  void Add(const Registration* parsers, size_t n) {
+    absl::MutexLock lock(&mu_);
+    pending_.insert(pending_.end(), parsers, parsers + n);
+  }
+
+  Registration Find(absl::string_view type_name) {
+    absl::MutexLock lock(&mu_);
+    for (const Registration& r : pending_) by_name_[r.prototype->GetTypeName()] = r;
+    pending_.clear();
+    auto it = by_name_.find(type_name);
+    return it == by_name_.end() ? Registration{} : it->second;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<Registration> pending_;
+  absl::flat_hash_map<std::string, Registration> by_name_;
+};
+
+}  // namespace
+
+bool RegisterLiteParsers(const Registration* parsers, size_t n) {
+  LiteRegistry::Get().Add(parsers, n);
+  return true;
+}
+
+Registration FindLiteParser(absl::string_view type_name) {
+  return LiteRegistry::Get().Find(type_name);
+}
+
 MergeFn FindGeneratedParser(const google::protobuf::Message& msg) {
   // A server parses the same type over and over: remember the last answer per thread, by the
   // message's C++ class (no descriptor lookup on the way). The class decides the answer: a

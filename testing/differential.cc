@@ -166,7 +166,11 @@ std::string CompareWithUpstream(absl::string_view bytes, const Message& prototyp
 
 std::string CompareLiteWithUpstream(absl::string_view bytes,
                                     const google::protobuf::MessageLite& prototype,
-                                    LiteParseFn parse) {
+                                    gen::MergeFn merge) {
+  const auto parse = [merge](absl::string_view in, google::protobuf::MessageLite* msg,
+                             bool partial) {
+    return gen::Run(in, msg, partial ? gen::Mode::kParsePartial : gen::Mode::kParse, merge);
+  };
   using google::protobuf::MessageLite;
   internal::compat::ScopedUpstreamLogHandler quiet(&internal::compat::DropLogLine);
   std::unique_ptr<MessageLite> partial(prototype.New());
@@ -206,9 +210,17 @@ std::string CompareLiteWithUpstream(absl::string_view bytes,
   return "";
 }
 
-DifferentialReport RunDifferential(const Message& prototype, const DifferentialOptions& options) {
+namespace {
+
+// The inputs of a differential run: random messages of `source`'s type (a generated type, or a
+// DynamicMessage twin of a LITE_RUNTIME type) interleaved, their mutations and truncations, and
+// nesting around the recursion limit; each is passed to `compare` ("" when pbaccel agrees with
+// upstream), and `rejected_by_upstream` says whether upstream rejects it.
+template <typename Compare, typename Rejects>
+DifferentialReport RunInputs(const Message& source, const DifferentialOptions& options,
+                             Compare compare, Rejects rejected_by_upstream) {
   DifferentialReport report;
-  report.generated_parser = HasGeneratedParser(prototype);
+  const Message& prototype = source;
   for (const KernelInfo& k : DescribeKernels()) {
     if (k.supported) {
       report.kernels_run.emplace_back(k.name);
@@ -219,9 +231,8 @@ DifferentialReport RunDifferential(const Message& prototype, const DifferentialO
   std::mt19937_64 rng(options.seed);
   auto check = [&](absl::string_view bytes, bool malformed) {
     (malformed ? report.malformed_cases : report.valid_cases)++;
-    std::unique_ptr<Message> probe(prototype.New());
-    if (!probe->ParsePartialFromString(std::string(bytes))) report.rejected++;
-    std::string diff = CompareWithUpstream(bytes, prototype);
+    if (rejected_by_upstream(bytes)) report.rejected++;
+    std::string diff = compare(bytes);
     if (!diff.empty() && report.failures.size() < 20) report.failures.push_back(std::move(diff));
   };
   for (int i = 0; i < options.iterations; ++i) {
@@ -262,6 +273,34 @@ DifferentialReport RunDifferential(const Message& prototype, const DifferentialO
       check(bytes, true);
     }
   }
+  return report;
+}
+
+}  // namespace
+
+DifferentialReport RunDifferential(const Message& prototype, const DifferentialOptions& options) {
+  DifferentialReport report = RunInputs(
+      prototype, options,
+      [&](absl::string_view bytes) { return CompareWithUpstream(bytes, prototype); },
+      [&](absl::string_view bytes) {
+        std::unique_ptr<Message> probe(prototype.New());
+        return !probe->ParsePartialFromString(std::string(bytes));
+      });
+  report.generated_parser = HasGeneratedParser(prototype);
+  return report;
+}
+
+DifferentialReport RunLiteDifferential(const Message& twin,
+                                       const google::protobuf::MessageLite& prototype,
+                                       gen::MergeFn merge, const DifferentialOptions& options) {
+  DifferentialReport report = RunInputs(
+      twin, options,
+      [&](absl::string_view bytes) { return CompareLiteWithUpstream(bytes, prototype, merge); },
+      [&](absl::string_view bytes) {
+        std::unique_ptr<google::protobuf::MessageLite> probe(prototype.New());
+        return !probe->ParsePartialFromString(std::string(bytes));
+      });
+  report.generated_parser = true;
   return report;
 }
 

@@ -21,10 +21,10 @@
 #include <string>
 #include <vector>
 
-#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "google/protobuf/message.h"
 #include "google/protobuf/message_lite.h"
+#include "pbaccel/generated_parser.h"
 #include "pbaccel/testing/mutation.h"        // IWYU pragma: export
 #include "pbaccel/testing/random_message.h"  // IWYU pragma: export
 
@@ -58,22 +58,25 @@ std::string DeterministicSerialization(const google::protobuf::MessageLite& msg)
 std::string CompareWithUpstream(absl::string_view bytes,
                                 const google::protobuf::Message& prototype);
 
-// A LITE_RUNTIME type's parse by pbaccel (ParsePartialMessage or ParseMessage for the concrete
-// type, its generated parser) behind a MessageLite pointer.
-using LiteParseFn = absl::Status (*)(absl::string_view bytes, google::protobuf::MessageLite* msg,
-                                     bool partial);
-
 // Compares upstream and pbaccel on `bytes` for a LITE_RUNTIME type (which has no reflection: the
-// messages are compared by their deterministic re-serialization), under every supported kernel:
-// partial and full parses into a fresh message, and in place of a message holding `bytes`' own
-// parse (reused elements). Returns "" when they agree, else the first difference.
+// messages are compared by their deterministic re-serialization) parsed by `merge`, its generated
+// parser (gen::FindLiteParser, or &gen::MergeThunk<T>), under every supported kernel: partial and
+// full parses into a fresh message, and in place of a message holding `bytes`' own parse (reused
+// elements). Returns "" when they agree, else the first difference.
 std::string CompareLiteWithUpstream(absl::string_view bytes,
                                     const google::protobuf::MessageLite& prototype,
-                                    LiteParseFn parse);
+                                    gen::MergeFn merge);
 
 // Runs the whole check for the type of `prototype`.
 DifferentialReport RunDifferential(const google::protobuf::Message& prototype,
                                    const DifferentialOptions& options);
+
+// The same for a LITE_RUNTIME type (`prototype`, parsed by `merge`), whose inputs are built from
+// `twin`: a full-runtime message of the same schema (a DynamicMessage of the .proto's descriptor,
+// as pbaccel_differential_test builds from its descriptor set).
+DifferentialReport RunLiteDifferential(const google::protobuf::Message& twin,
+                                       const google::protobuf::MessageLite& prototype,
+                                       gen::MergeFn merge, const DifferentialOptions& options);
 
 }  // namespace testing
 }  // namespace pbaccel

@@ -78,16 +78,9 @@ void CheckKernels(const uint8_t* data, size_t size) {
   }
 }
 
-// pbaccel's parse of the LITE_RUNTIME type T (its generated parser, declared by its .pbaccel.h).
-template <typename T>
-absl::Status ParseLite(absl::string_view bytes, google::protobuf::MessageLite* msg, bool partial) {
-  return partial ? pbaccel::ParsePartialMessage(bytes, static_cast<T*>(msg))
-                 : pbaccel::ParseMessage(bytes, static_cast<T*>(msg));
-}
-
 struct LiteTwin {
   const google::protobuf::MessageLite* prototype;
-  pbaccel::testing::LiteParseFn parse;
+  pbaccel::gen::MergeFn merge;
 };
 
 }  // namespace
@@ -115,17 +108,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The LITE_RUNTIME twins of the test types (the same schemas, package test2lite / test3lite).
   static const LiteTwin kLiteTwins[8] = {
       {&pbaccel::test2lite::Everything::default_instance(),
-       &ParseLite<pbaccel::test2lite::Everything>},
-      {&pbaccel::test3lite::All3::default_instance(), &ParseLite<pbaccel::test3lite::All3>},
+       &pbaccel::gen::MergeThunk<pbaccel::test2lite::Everything>},
+      {&pbaccel::test3lite::All3::default_instance(),
+       &pbaccel::gen::MergeThunk<pbaccel::test3lite::All3>},
       {nullptr, nullptr},
       {&pbaccel::test2lite::Recursive::default_instance(),
-       &ParseLite<pbaccel::test2lite::Recursive>},
+       &pbaccel::gen::MergeThunk<pbaccel::test2lite::Recursive>},
   };
   const absl::string_view bytes(reinterpret_cast<const char*>(data), size);
   std::string diff = pbaccel::testing::CompareWithUpstream(bytes, *kTypes[selector]);
   if (diff.empty() && kLiteTwins[selector].prototype != nullptr) {
     diff = pbaccel::testing::CompareLiteWithUpstream(bytes, *kLiteTwins[selector].prototype,
-                                                     kLiteTwins[selector].parse);
+                                                     kLiteTwins[selector].merge);
   }
   if (!diff.empty()) {
     std::fprintf(stderr, "%s\n", diff.c_str());

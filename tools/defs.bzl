@@ -28,6 +28,18 @@ exactly as upstream protobuf does:
         iterations = 200,                        # random valid messages per type
     )
 
+LITE_RUNTIME types (no descriptors, no reflection) are tested through their generated parser:
+name them in messages, link their pbaccel_cc_parser library in deps, and give their proto_library
+targets in lite_protos; the test builds its inputs from a DynamicMessage of the same schema and
+compares re-serialized bytes with upstream's lite parse:
+
+    pbaccel_differential_test(
+        name = "my_lite_differential_test",
+        deps = [":my_lite_cc_proto", ":my_lite_pbaccel"],
+        messages = ["my.pkg.LiteRequest"],
+        lite_protos = [":my_lite_proto"],
+    )
+
 For each type it generates random messages (every field kind, repeated fields drawn from the
 benchmark workloads, nesting, maps, oneofs, unknown fields, packed and unpacked encodings
 interleaved), derives malformed variants (truncation, bit flips, over-long varints, bad lengths,
@@ -39,16 +51,38 @@ accept/reject decision, MessageDifferencer::Equals, identical re-serialization.
 
 load(":protoc.bzl", "PROTOC_ATTR", "declare_generated_files", "generated_include_path", "run_protoc_plugin")
 
-def pbaccel_differential_test(name, deps, messages, iterations = 100, seed = 42, size = "medium", **kwargs):
-    """A cc_test running pbaccel's differential checker on `messages` (full protobuf names)."""
+def _descriptor_sets_impl(ctx):
+    files = depset(transitive = [p[ProtoInfo].transitive_descriptor_sets for p in ctx.attr.protos])
+    return [DefaultInfo(files = files, runfiles = ctx.runfiles(transitive_files = files))]
+
+# The FileDescriptorSets of proto_library targets and everything they import.
+_descriptor_sets = rule(
+    implementation = _descriptor_sets_impl,
+    attrs = {"protos": attr.label_list(providers = [ProtoInfo], mandatory = True)},
+)
+
+def pbaccel_differential_test(name, deps, messages, lite_protos = [], iterations = 100, seed = 42, size = "medium", **kwargs):
+    """A cc_test running pbaccel's differential checker on `messages` (full protobuf names).
+
+    lite_protos: the proto_library targets of the LITE_RUNTIME types among `messages`, whose
+    schemas the test builds their inputs from.
+    """
+    args = [
+        "--messages=" + ",".join(messages),
+        "--iterations=%d" % iterations,
+        "--seed=%d" % seed,
+    ]
+    data = kwargs.pop("data", [])
+    if lite_protos:
+        sets = name + "_descriptor_sets"
+        _descriptor_sets(name = sets, protos = lite_protos, testonly = True)
+        args.append("'--descriptor_sets=$(rootpaths :%s)'" % sets)
+        data = data + [":" + sets]
     native.cc_test(
         name = name,
         size = size,
-        args = [
-            "--messages=" + ",".join(messages),
-            "--iterations=%d" % iterations,
-            "--seed=%d" % seed,
-        ],
+        args = args,
+        data = data,
         # Linked dynamically (the cc_test default, spelled out): every cc_proto_library in deps is
         # loaded whole, so its types register in the generated pool even though no code names them.
         linkstatic = False,

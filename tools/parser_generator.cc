@@ -638,8 +638,9 @@ void WriteSource(const FileDescriptor* file, const std::set<const Descriptor*>& 
   out.Print(
       "}  // namespace gen\n"
       "}  // namespace pbaccel\n");
-  if (IsLite(file) || messages.empty()) return;
-  // Full-runtime types: ParseMessage(bytes, google::protobuf::Message*) finds these parsers.
+  if (messages.empty()) return;
+  // Full-runtime types: ParseMessage(bytes, google::protobuf::Message*) finds these parsers by
+  // descriptor. LITE_RUNTIME types: by type name (gen::FindLiteParser), for tests.
   out.Print(
       "\n"
       "namespace {\n"
@@ -652,9 +653,10 @@ void WriteSource(const FileDescriptor* file, const std::set<const Descriptor*>& 
   out.Print(
       "};\n"
       "[[maybe_unused]] const bool kRegistered =\n"
-      "    ::pbaccel::gen::RegisterParsers(kParsers, sizeof(kParsers) / sizeof(kParsers[0]));\n"
+      "    ::pbaccel::gen::$register$(kParsers, sizeof(kParsers) / sizeof(kParsers[0]));\n"
       "\n"
-      "}  // namespace\n");
+      "}  // namespace\n",
+      "register", IsLite(file) ? "RegisterLiteParsers" : "RegisterParsers");
 }
 
 }  // namespace

@@ -546,6 +546,13 @@ struct Registration {
 // Registers `n` parsers (called from a generated file's static initializer). Returns true.
 bool RegisterParsers(const Registration* parsers, size_t n);
 
+// The same for LITE_RUNTIME types, which have no descriptors: found by their full type name
+// (FindLiteParser), for tests that have only the name (pbaccel_differential_test).
+bool RegisterLiteParsers(const Registration* parsers, size_t n);
+// The registration of the LITE_RUNTIME type `type_name` ("pkg.Msg"), or one with
+// merge == nullptr.
+Registration FindLiteParser(absl::string_view type_name);
+
 // Whether the overloads below are declared for T (a generated header declaring them is included).
 template <typename T>
 struct HasGeneratedOverloads : std::false_type {};
