@@ -392,8 +392,10 @@ absl::Status Run(absl::string_view bytes, MessageLite* msg, Mode mode, MergeFn m
 
 namespace {
 
-// Registered parsers, by descriptor. Generated files register at static initialization, before
-// descriptors may be touched; they are resolved on the first lookup after.
+// Registered parsers, by a key of their prototype: the descriptor (full types) or the type name
+// (LITE_RUNTIME types). Generated files register at static initialization, before descriptors may
+// be touched; registrations are keyed on the first lookup after.
+template <typename Key, Key (*KeyOf)(const google::protobuf::MessageLite&)>
 class Registry {
  public:
   static Registry& Get() {
@@ -406,62 +408,37 @@ class Registry {
     pending_.insert(pending_.end(), parsers, parsers + n);
   }
 
-  // The registration for `descriptor`, or one with merge == nullptr.
-  Registration Find(const google::protobuf::Descriptor* descriptor) {
+  // The registration for `key`, or one with merge == nullptr.
+  template <typename Lookup>
+  Registration Find(const Lookup& key) {
     absl::MutexLock lock(&mu_);
-    for (const Registration& r : pending_) {
-      by_descriptor_[static_cast<const google::protobuf::Message*>(r.prototype)->GetDescriptor()] =
-          r;
-    }
+    for (const Registration& r : pending_) by_key_[KeyOf(*r.prototype)] = r;
     pending_.clear();
-    auto it = by_descriptor_.find(descriptor);
-    return it == by_descriptor_.end() ? Registration{} : it->second;
+    auto it = by_key_.find(key);
+    return it == by_key_.end() ? Registration{} : it->second;
   }
 
  private:
   absl::Mutex mu_;
   std::vector<Registration> pending_;
-  absl::flat_hash_map<const google::protobuf::Descriptor*, Registration> by_descriptor_;
+  absl::flat_hash_map<Key, Registration> by_key_;
 };
+
+const google::protobuf::Descriptor* DescriptorOf(const google::protobuf::MessageLite& prototype) {
+  return static_cast<const google::protobuf::Message&>(prototype).GetDescriptor();
+}
+std::string NameOf(const google::protobuf::MessageLite& prototype) {
+  return prototype.GetTypeName();
+}
+using FullRegistry = Registry<const google::protobuf::Descriptor*, &DescriptorOf>;
+using LiteRegistry = Registry<std::string, &NameOf>;
 
 }  // namespace
 
 bool RegisterParsers(const Registration* parsers, size_t n) {
-  Registry::Get().Add(parsers, n);
+  FullRegistry::Get().Add(parsers, n);
   return true;
 }
-
-namespace {
-
-// LITE_RUNTIME types' parsers by type name: registered at static initialization, resolved on the
-// first lookup after (GetTypeName() may not be called during static initialization).
-class LiteRegistry {
- public:
-  static LiteRegistry& Get() {
-    static LiteRegistry* const registry = new LiteRegistry();
-    return *registry;
-  }
-
-  void Add(const Registration* parsers, size_t n) {
-    absl::MutexLock lock(&mu_);
-    pending_.insert(pending_.end(), parsers, parsers + n);
-  }
-
-  Registration Find(absl::string_view type_name) {
-    absl::MutexLock lock(&mu_);
-    for (const Registration& r : pending_) by_name_[r.prototype->GetTypeName()] = r;
-    pending_.clear();
-    auto it = by_name_.find(type_name);
-    return it == by_name_.end() ? Registration{} : it->second;
-  }
-
- private:
-  absl::Mutex mu_;
-  std::vector<Registration> pending_;
-  absl::flat_hash_map<std::string, Registration> by_name_;
-};
-
-}  // namespace
 
 bool RegisterLiteParsers(const Registration* parsers, size_t n) {
   LiteRegistry::Get().Add(parsers, n);
@@ -481,7 +458,7 @@ MergeFn FindGeneratedParser(const google::protobuf::Message& msg) {
   thread_local MergeFn last_merge = nullptr;
   const std::type_info& type = typeid(msg);
   if (&type == last_type) return last_merge;
-  const Registration found = Registry::Get().Find(msg.GetDescriptor());
+  const Registration found = FullRegistry::Get().Find(msg.GetDescriptor());
   // The same descriptor can also describe a DynamicMessage: only the generated class itself.
   last_merge = found.merge != nullptr && type == typeid(*found.prototype) ? found.merge : nullptr;
   last_type = &type;

@@ -363,27 +363,33 @@ long MaxRssKb() {
   return usage.ru_maxrss;
 }
 
+// Whether `parse` (a parse of a long stream, true if its result is right) gives the right result
+// while peak memory grows by less than 16 MiB. Run in a child process, whose peak resident memory
+// starts at this process's current size; `what` names it in the line it prints.
+bool RightInBoundedMemory(const char* what, const std::function<bool()>& parse) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const long before = MaxRssKb();
+    const bool right = parse();
+    const long grew_kb = MaxRssKb() - before;
+    std::fprintf(stderr, "%s: %s, peak memory grew by %ld KiB\n", what,
+                 right ? "parsed" : "NOT PARSED RIGHT", grew_kb);
+    _exit(right && grew_kb < (16 << 10) ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 TEST(StreamTest, LongStreamOfATinyMessageIsNotHeldWhole) {
 #ifdef PBACCEL_ASAN
   GTEST_SKIP() << "AddressSanitizer's quarantine holds freed memory";
 #endif
-  constexpr size_t kBytes = size_t{192} << 20;
-  // In a child process, whose peak resident memory starts at this process's current size.
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const long before = MaxRssKb();
-    RecordStream stream(kBytes);
+  EXPECT_TRUE(RightInBoundedMemory("192 MiB stream of one field", [] {
+    RecordStream stream(size_t{192} << 20);
     test2::Everything msg;
-    const absl::Status s = ParsePartialMessage(&stream, &msg);
-    const long grew_kb = MaxRssKb() - before;
-    std::fprintf(stderr, "192 MiB stream: %s, peak memory grew by %ld KiB\n",
-                 s.ok() ? "accepted" : "rejected", grew_kb);
-    _exit(s.ok() && msg.req() == 1 && grew_kb < (16 << 10) ? 0 : 1);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-      << "a 192 MiB stream of a one-field message must be parsed with a bounded buffer";
+    return ParsePartialMessage(&stream, &msg).ok() && msg.req() == 1;
+  })) << "a 192 MiB stream of a one-field message must be parsed with a bounded buffer";
 }
 
 // A tag and length opening submessage field `number` of `length` bytes.
@@ -410,38 +416,22 @@ RecordStream NestedSubmessage(size_t records, size_t announced, size_t middle_sh
 
 // A message's one long submessage is parsed as its bytes arrive: peak memory stays near the
 // parsed result (a Leaf with x = 1) plus the buffer, however long the submessage is, at the top
-// level and nested. Measured in a child process, whose peak resident memory starts at this
-// process's current size.
+// level and nested.
 TEST(StreamTest, LongSubmessagesAreParsedAsTheyArrive) {
 #ifdef PBACCEL_ASAN
   GTEST_SKIP() << "AddressSanitizer's quarantine holds freed memory";
 #endif
   constexpr size_t kRecords = size_t{384} << 20;
-  const pid_t pid = fork();
-  if (pid == 0) {
-    long before = MaxRssKb();
+  EXPECT_TRUE(RightInBoundedMemory("384 MiB top-level submessage", [] {
     RecordStream top = TopLevelSubmessage(kRecords, kRecords);
     test2::Middle middle;
-    const absl::Status s = ParseMessage(&top, &middle);
-    const long top_grew_kb = MaxRssKb() - before;
-    before = MaxRssKb();
+    return ParseMessage(&top, &middle).ok() && middle.leaf().x() == 1;
+  })) << "a 384 MiB submessage must be parsed as it arrives, with a bounded buffer";
+  EXPECT_TRUE(RightInBoundedMemory("384 MiB nested submessage", [] {
     RecordStream nested = NestedSubmessage(kRecords, kRecords);
     test2::Everything everything;
-    const absl::Status n = ParseMessage(&nested, &everything);
-    const long nested_grew_kb = MaxRssKb() - before;
-    std::fprintf(stderr,
-                 "384 MiB submessage: top level %s, peak memory grew by %ld KiB; nested %s, "
-                 "%ld KiB\n",
-                 s.ok() ? "accepted" : "rejected", top_grew_kb, n.ok() ? "accepted" : "rejected",
-                 nested_grew_kb);
-    const bool ok = s.ok() && middle.leaf().x() == 1 && top_grew_kb < (16 << 10) && n.ok() &&
-                    everything.middle().leaf().x() == 1 && nested_grew_kb < (16 << 10);
-    _exit(ok ? 0 : 1);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-      << "a 384 MiB submessage must be parsed as it arrives, with a bounded buffer";
+    return ParseMessage(&nested, &everything).ok() && everything.middle().leaf().x() == 1;
+  })) << "a nested 384 MiB submessage must be parsed as it arrives, with a bounded buffer";
 }
 
 // The same shapes, shorter, against upstream's stream parser, and as fragmented Cords against

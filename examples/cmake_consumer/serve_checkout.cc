@@ -12,6 +12,7 @@
 #include "grpcpp/generic/generic_stub.h"
 #include "grpcpp/grpcpp.h"
 #include "pbaccel/grpc.h"
+#include "sample_order.h"
 
 int main() {
   CheckoutService service;
@@ -26,13 +27,8 @@ int main() {
   const std::unique_ptr<shop::Checkout::Stub> stub = shop::Checkout::NewStub(channel);
 
   const uint64_t before = pbaccel::GrpcRequestsParsed();
-  shop::Order order;
-  order.set_id(42);
-  int64_t total = 0;
-  for (int i = 1; i <= 100; ++i) {
-    order.add_price_deltas(i * (i % 2 ? 1 : -3));
-    total += order.price_deltas(i - 1);
-  }
+  int64_t total;
+  const shop::Order order = SampleOrder(&total);
   grpc::ClientContext ctx;
   shop::Receipt receipt;
   const grpc::Status placed = stub->Place(&ctx, order, &receipt);

@@ -11,6 +11,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "pbaccel/grpc.h"
+#include "sample_order.h"
 
 TEST(CheckoutTest, PbaccelParsesTheRequests) {
   CheckoutService service;
@@ -25,13 +26,8 @@ TEST(CheckoutTest, PbaccelParsesTheRequests) {
   std::unique_ptr<shop::Checkout::Stub> stub = shop::Checkout::NewStub(channel);
 
   const uint64_t parsed = pbaccel::GrpcRequestsParsed();
-  shop::Order order;
-  order.set_id(42);
-  int64_t total = 0;
-  for (int i = 1; i <= 100; ++i) {
-    order.add_price_deltas(i * (i % 2 ? 1 : -3));
-    total += order.price_deltas(i - 1);
-  }
+  int64_t total;
+  const shop::Order order = SampleOrder(&total);
   grpc::ClientContext ctx;
   shop::Receipt receipt;
   ASSERT_TRUE(stub->Place(&ctx, order, &receipt).ok());
