@@ -15,7 +15,10 @@ namespace internal {
 bool MergeWithUpstream(const char* p, const char* end, google::protobuf::MessageLite* msg,
                        int budget) {
   using google::protobuf::MessageLite;
-  if (budget == DefaultRecursionBudget()) {
+  // Nesting one level takes at least two bytes (a tag and a length, or a start and an end tag):
+  // a range shorter than twice the budget cannot reach the limit, and the flat parser (with the
+  // default budget, and a smaller frame than the stream parser's) decides it alike.
+  if (budget == DefaultRecursionBudget() || end - p < 2 * static_cast<ptrdiff_t>(budget)) {
     return compat::ParseFlat<MessageLite::kMergePartial>(msg, p, static_cast<size_t>(end - p));
   }
   google::protobuf::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(p),

@@ -41,6 +41,7 @@
 #include "proto/parser_test2.pb.h"
 #include "proto/parser_test2.pbaccel.h"
 #include "tests/record_stream.h"
+#include "tests/stack_probe.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define PBACCEL_ASAN 1
@@ -138,48 +139,6 @@ std::string Nested(int levels) {
     inner = std::move(level);
   }
   return inner;
-}
-
-void* RunFunction(void* fn) {
-  (*static_cast<std::function<void()>*>(fn))();
-  return nullptr;
-}
-
-// Bytes of stack `fn` used on a thread of its own: the stack is filled with a pattern first and
-// the deepest byte that changed is found after.
-size_t StackUsed(std::function<void()> fn) {
-  constexpr size_t kSize = 8 << 20;
-  std::vector<unsigned char> stack(kSize + 4096);
-  unsigned char* base = stack.data() + (4096 - reinterpret_cast<uintptr_t>(stack.data()) % 4096);
-  std::memset(base, 0xA5, kSize);
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstack(&attr, base, kSize);
-  pthread_t thread;
-  EXPECT_EQ(pthread_create(&thread, &attr, RunFunction, &fn), 0);
-  pthread_join(thread, nullptr);
-  pthread_attr_destroy(&attr);
-  size_t untouched = 0;
-  while (untouched < kSize && base[untouched] == 0xA5) ++untouched;
-  return kSize - untouched;
-}
-
-// Whether `fn` returns on a thread with a `size`-byte stack (in a child process: running out of
-// stack kills it).
-bool ReturnsOnStack(size_t size, std::function<void()> fn) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, size);
-    pthread_t thread;
-    if (pthread_create(&thread, &attr, RunFunction, &fn) != 0) _exit(2);
-    pthread_join(thread, nullptr);
-    _exit(0);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 TEST(StackTest, NestingCostsNoMoreStackThanUpstream) {

@@ -49,6 +49,7 @@ accept/reject decision, MessageDifferencer::Equals, identical re-serialization.
 (testing/differential.h documents the checker.)
 """
 
+load(":optimize.bzl", "parser_copts")
 load(":protoc.bzl", "PROTOC_ATTR", "declare_generated_files", "generated_include_path", "run_protoc_plugin")
 
 def _descriptor_sets_impl(ctx):
@@ -141,6 +142,7 @@ def pbaccel_cc_parser(name, srcs, deps, **kwargs):
         name = name,
         srcs = [":" + codegen],
         hdrs = [":" + codegen],
+        copts = kwargs.pop("copts", []) + parser_copts(),
         deps = deps + [":" + codegen, Label("//lib:generated_parser"), Label("//lib:pbaccel")],
         # The generated files register their parsers at static initialization: keep them linked
         # even where no code names them (ParseMessage(bytes, Message*) finds them by type).

@@ -225,7 +225,8 @@ class MessageWriter {
         "    if (p == nullptr) return nullptr;\n");
     out_->Print("  }\n");
     for (const FieldDescriptor* f : reusable) {
-      out_->Print("  $field$_elements.Finish();\n", "field", cpp::FieldName(f));
+      out_->Print("  $field$_elements.Finish(msg->mutable_$field$());\n", "field",
+                  cpp::FieldName(f));
     }
     for (const FieldDescriptor* f : kept) {
       out_->Print(
@@ -393,7 +394,8 @@ class MessageWriter {
         // A singular string_type = VIEW field has no mutable_x(): set_x(string_view) instead.
         // (A repeated one still has mutable_x(), a RepeatedPtrField<std::string>.)
         const bool set_view = storage == StringStorage::kView && !f->is_repeated();
-        vars["assign"] = Reusable(f)        ? cpp::FieldName(f) + "_elements.Next()->assign("
+        vars["assign"] = Reusable(f) ? cpp::FieldName(f) + "_elements.Next(msg->mutable_" +
+                                           cpp::FieldName(f) + "())->assign("
                          : f->is_repeated() ? "msg->add_" + cpp::FieldName(f) + "()->assign("
                          : set_view ? "msg->set_" + cpp::FieldName(f) + "(absl::string_view("
                                     : "msg->mutable_" + cpp::FieldName(f) + "()->assign(";
@@ -485,7 +487,7 @@ class MessageWriter {
     if (Reusable(f)) {
       out->Print(vars,
                  "  bool old;\n"
-                 "  auto* sub = $field$_elements.Next(&old);\n");
+                 "  auto* sub = $field$_elements.Next(msg->mutable_$field$(), &old);\n");
       vars["old"] = "old";
     } else if (Kept(f)) {
       out->Print(vars,
