@@ -24,5 +24,10 @@ std::string WireErrorAt(WireError error, const google::protobuf::MessageLite& ms
   return absl::StrCat(WireErrorText(error), " in ", FieldLabel(msg, number));
 }
 
+absl::Status MissingRequiredFields(const google::protobuf::MessageLite& msg) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      msg.GetTypeName(), ": missing required fields: ", msg.InitializationErrorString()));
+}
+
 }  // namespace internal
 }  // namespace pbaccel

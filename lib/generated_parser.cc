@@ -380,10 +380,7 @@ absl::Status Run(absl::string_view bytes, MessageLite* msg, Mode mode, MergeFn m
   const bool check = mode == Mode::kMerge || (mode == Mode::kParse && ctx.maybe_uninitialized());
   if (check) {
     ++FullRequiredFieldChecksForTesting();
-    if (!msg->IsInitialized()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          msg->GetTypeName(), ": missing required fields: ", msg->InitializationErrorString()));
-    }
+    if (!msg->IsInitialized()) return internal::MissingRequiredFields(*msg);
   }
   return absl::OkStatus();
 }

@@ -315,12 +315,6 @@ class Parser {
   const bool enter_every_submessage_;
 };
 
-absl::Status MissingRequired(const Message& msg) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(msg.GetDescriptor()->full_name(),
-                   ": missing required fields: ", msg.InitializationErrorString()));
-}
-
 // `clear`: start from an empty message (Parse*) instead of merging (Merge*). `use_generated`: a
 // linked generated parser for msg's type takes the whole parse. `budget`: the nesting levels left
 // (below kDefaultBudget only for a piece of a stream's submessage, merged partially).
@@ -366,7 +360,7 @@ absl::Status ParseWhole(absl::string_view bytes, Message* msg, bool clear, bool 
       // Tell a missing required field from malformed bytes.
       std::unique_ptr<Message> probe(msg->New());
       if (probe->ParsePartialFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-        return MissingRequired(*msg);
+        return internal::MissingRequiredFields(*msg);
       }
     }
     return absl::InvalidArgumentError(absl::StrCat(
@@ -376,7 +370,8 @@ absl::Status ParseWhole(absl::string_view bytes, Message* msg, bool clear, bool 
   if (clear) msg->Clear();
   Parser parser(bytes.data(), /*enter_every_submessage=*/false);
   absl::Status s = parser.Merge(bytes.data(), bytes.data() + bytes.size(), msg, *plan, budget);
-  if (s.ok() && check_required && !msg->IsInitialized()) return MissingRequired(*msg);
+  if (s.ok() && check_required && !msg->IsInitialized())
+    return internal::MissingRequiredFields(*msg);
   return s;
 }
 
@@ -398,7 +393,8 @@ absl::Status ParseImpl(absl::string_view bytes, Message* msg, bool clear, bool c
         return s.ok();
       });
   if (!s.ok()) return s;
-  return check_required && !msg->IsInitialized() ? MissingRequired(*msg) : absl::OkStatus();
+  return check_required && !msg->IsInitialized() ? internal::MissingRequiredFields(*msg)
+                                                 : absl::OkStatus();
 }
 
 }  // namespace

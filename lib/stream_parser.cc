@@ -13,6 +13,7 @@
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/descriptor.pb.h"
 #include "google/protobuf/message.h"
+#include "pbaccel/internal/field_errors.h"
 #include "pbaccel/internal/top_level_fields.h"
 #include "pbaccel/internal/upstream_merge.h"
 #include "pbaccel/internal/wire_walker.h"
@@ -24,12 +25,14 @@ namespace {
 using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 
+// The top level's `left`: more than any input, so that it takes the same arithmetic as a
+// submessage's without ever running out (inputs stop at 2 GiB).
 constexpr size_t kUnbounded = SIZE_MAX;
 
 // A message being filled: the top-level one, or a submessage field longer than the buffer.
 struct Level {
   Message* msg;
-  size_t left;  // Bytes of its fields still to come (kUnbounded: the top level, to the end).
+  size_t left;  // Bytes of its fields still to come (the top level: kUnbounded, less what came).
   const FieldDescriptor* field;  // The field it is in (nullptr at the top level).
 };
 
@@ -49,7 +52,7 @@ bool EnterSubmessage(const char* p, const char* end, const Level& level, int bud
   const char* payload = ReadVarint(wire.value, end, 5, &length);
   if (payload == nullptr) return false;
   *header_bytes = static_cast<size_t>(payload - p);
-  if (level.left != kUnbounded && *header_bytes + length > level.left) {
+  if (*header_bytes + length > level.left) {
     return false;  // Longer than its enclosing message: the piece's parse rejects it.
   }
   const FieldDescriptor* field = level.msg->GetDescriptor()->FindFieldByNumber(wire.number);
@@ -112,7 +115,7 @@ absl::Status ParseChunks(Chunks* chunks, Message* msg, bool check_required, size
       if (EnterSubmessage(begin, begin + available, level, budget, &child, &header)) {
         buffer.erase(0, header);
         consumed += header;
-        if (level.left != kUnbounded) level.left -= header + child.left;
+        level.left -= header + child.left;
         levels.push_back(child);  // `level` is not used after this.
         ++s.submessages_entered;
         want = buffer_bytes;
@@ -126,7 +129,7 @@ absl::Status ParseChunks(Chunks* chunks, Message* msg, bool check_required, size
       if (!merged.ok()) return InPiece(merged, consumed);
       buffer.erase(0, n);
       consumed += n;
-      if (level.left != kUnbounded) level.left -= n;
+      level.left -= n;
     }
     if (buffer.capacity() > 4 * buffer_bytes && buffer.size() < buffer_bytes) {
       buffer.shrink_to_fit();  // After a field held whole.
@@ -137,12 +140,7 @@ absl::Status ParseChunks(Chunks* chunks, Message* msg, bool check_required, size
     if (level.left != 0) return InPiece(CutShort(level), consumed);
     levels.pop_back();
   }
-  if (check_required && !msg->IsInitialized()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(msg->GetDescriptor()->full_name(),
-                     ": missing required fields: ", msg->InitializationErrorString()));
-  }
-  return absl::OkStatus();
+  return check_required && !msg->IsInitialized() ? MissingRequiredFields(*msg) : absl::OkStatus();
 }
 
 bool StreamChunks::Next(absl::string_view* chunk) {

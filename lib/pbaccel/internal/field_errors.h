@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/status/status.h"
 #include "google/protobuf/message_lite.h"
 #include "pbaccel/internal/wire_walker.h"
 
@@ -22,6 +23,10 @@ std::string FieldLabel(const google::protobuf::MessageLite& msg, uint32_t number
 // What the wire walk found wrong at field `number` of msg: "malformed varint in pkg.Msg.x
 // (field 1)"; a tag error names no field ("malformed tag"). REQUIRES: error != kNone.
 std::string WireErrorAt(WireError error, const google::protobuf::MessageLite& msg, uint32_t number);
+
+// The error of a parse that leaves required fields of msg unset: "pkg.Msg: missing required
+// fields: a, b.c".
+absl::Status MissingRequiredFields(const google::protobuf::MessageLite& msg);
 
 }  // namespace internal
 }  // namespace pbaccel
