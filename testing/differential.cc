@@ -46,15 +46,37 @@ std::string DeterministicSerialization(const google::protobuf::MessageLite& m) {
 
 namespace {
 
+// What upstream makes of an input, for messages of type M (Message or MessageLite): the partial
+// parse (kept, with its deterministic serialization, when accepted) and whether the full parse,
+// which also checks required fields, accepts it.
+template <typename M>
+struct UpstreamParse {
+  std::unique_ptr<M> partial;
+  bool partial_ok;
+  bool full_ok;
+  std::string expected;  // partial's deterministic serialization; "" when rejected.
+};
+
+template <typename M>
+UpstreamParse<M> ParseWithUpstream(absl::string_view bytes, const M& prototype) {
+  const std::string input(bytes);
+  UpstreamParse<M> upstream;
+  upstream.partial.reset(prototype.New());
+  upstream.partial_ok = upstream.partial->ParsePartialFromString(input);
+  upstream.full_ok = std::unique_ptr<M>(prototype.New())->ParseFromString(input);
+  if (upstream.partial_ok) upstream.expected = DeterministicSerialization(*upstream.partial);
+  return upstream;
+}
+
 // A generated parser parses in place of a message's old contents (generated_parser.h: reused
 // elements): into messages that already hold the input parsed twice (more old elements than the
 // input has) and its first half (fewer; possibly a failed parse's leftovers), the result must be
 // upstream's, and so must a MergeFrom afterwards, which takes the repeated fields' kept elements
 // (they must have been left cleared).
-std::string CompareReusedParse(absl::string_view bytes, const Message& prototype, bool partial_ok,
-                               const Message& partial, bool full_ok,
-                               google::protobuf::util::MessageDifferencer& differencer,
-                               const std::string& expected) {
+std::string CompareReusedParse(absl::string_view bytes, const Message& prototype,
+                               const UpstreamParse<Message>& upstream,
+                               google::protobuf::util::MessageDifferencer& differencer) {
+  const Message& partial = *upstream.partial;
   const std::string twice = absl::StrCat(bytes, bytes);
   const std::string half(bytes.substr(0, bytes.size() / 2));
   for (const std::string* old : {&twice, &half}) {
@@ -68,13 +90,14 @@ std::string CompareReusedParse(absl::string_view bytes, const Message& prototype
         ours->ParsePartialFromString(*old);  // Whatever it leaves, accepted or not.
         const absl::Status s =
             check_required ? ParseMessage(bytes, ours) : ParsePartialMessage(bytes, ours);
-        const bool ok = check_required ? full_ok : partial_ok;
+        const bool ok = check_required ? upstream.full_ok : upstream.partial_ok;
         const std::string how = absl::StrCat(what, on_arena ? "on an arena, " : "", "upstream ");
         if (s.ok() != ok) {
           return absl::StrCat(how, ok ? "accepts" : "rejects", ", pbaccel says ", s.ToString());
         }
         if (!s.ok()) continue;
-        if (!differencer.Compare(partial, *ours) || DeterministicSerialization(*ours) != expected) {
+        if (!differencer.Compare(partial, *ours) ||
+            DeterministicSerialization(*ours) != upstream.expected) {
           return absl::StrCat(how, "gives ", partial.ShortDebugString(), ", pbaccel ",
                               ours->ShortDebugString());
         }
@@ -97,11 +120,11 @@ std::string CompareReusedParse(absl::string_view bytes, const Message& prototype
 std::string CompareWithUpstream(absl::string_view bytes, const Message& prototype) {
   // Upstream logs missing required fields and invalid UTF-8.
   internal::compat::ScopedUpstreamLogHandler quiet(&internal::compat::DropLogLine);
-  std::unique_ptr<Message> partial(prototype.New());
-  const bool partial_ok = partial->ParsePartialFromString(std::string(bytes));
-  std::unique_ptr<Message> full(prototype.New());
-  const bool full_ok = full->ParseFromString(std::string(bytes));
-  const std::string expected = partial_ok ? DeterministicSerialization(*partial) : "";
+  const UpstreamParse<Message> upstream = ParseWithUpstream(bytes, prototype);
+  const Message& partial = *upstream.partial;
+  const bool partial_ok = upstream.partial_ok;
+  const bool full_ok = upstream.full_ok;
+  const std::string& expected = upstream.expected;
   google::protobuf::util::DefaultFieldComparator comparator;
   comparator.set_treat_nan_as_equal(true);
   google::protobuf::util::MessageDifferencer differencer;
@@ -128,12 +151,12 @@ std::string CompareWithUpstream(absl::string_view bytes, const Message& prototyp
                             ", pbaccel says ", s.ToString());
       }
       if (partial_ok) {
-        if (!differencer.Compare(*partial, *ours)) {
+        if (!differencer.Compare(partial, *ours)) {
           std::string report;
           google::protobuf::util::MessageDifferencer reporter;
           reporter.set_field_comparator(&comparator);
           reporter.ReportDifferencesToString(&report);
-          reporter.Compare(*partial, *ours);
+          reporter.Compare(partial, *ours);
           return absl::StrCat(where, "messages differ: ", report);
         }
         const std::string got = DeterministicSerialization(*ours);
@@ -155,8 +178,7 @@ std::string CompareWithUpstream(absl::string_view bytes, const Message& prototyp
                             ", pbaccel says ", sf.ToString());
       }
       if (use_generated && kernel == reuse_kernel) {
-        const std::string reused = CompareReusedParse(bytes, prototype, partial_ok, *partial,
-                                                      full_ok, differencer, expected);
+        const std::string reused = CompareReusedParse(bytes, prototype, upstream, differencer);
         if (!reused.empty()) return absl::StrCat(where, reused);
       }
     }
@@ -173,11 +195,9 @@ std::string CompareLiteWithUpstream(absl::string_view bytes,
   };
   using google::protobuf::MessageLite;
   internal::compat::ScopedUpstreamLogHandler quiet(&internal::compat::DropLogLine);
-  std::unique_ptr<MessageLite> partial(prototype.New());
-  const bool partial_ok = partial->ParsePartialFromString(std::string(bytes));
-  std::unique_ptr<MessageLite> full(prototype.New());
-  const bool full_ok = full->ParseFromString(std::string(bytes));
-  const std::string expected = partial_ok ? DeterministicSerialization(*partial) : "";
+  const UpstreamParse<MessageLite> upstream = ParseWithUpstream(bytes, prototype);
+  const bool partial_ok = upstream.partial_ok;
+  const std::string& expected = upstream.expected;
   for (absl::string_view kernel : SupportedKernels()) {
     ScopedKernelOverride force(kernel);
     const std::string where = absl::StrCat("kernel ", kernel, ", generated parser, ",
@@ -188,12 +208,12 @@ std::string CompareLiteWithUpstream(absl::string_view bytes,
       return absl::StrCat(where, "upstream ", partial_ok ? "accepts" : "rejects", ", pbaccel says ",
                           s.ToString());
     }
-    if (partial_ok && DeterministicSerialization(*ours) != expected) {
-      return absl::StrCat(where, "re-serialized bytes differ: upstream ", Hex(expected),
-                          " pbaccel ", Hex(DeterministicSerialization(*ours)));
-    }
-    // In place of its own earlier parse: the old elements are reused.
     if (partial_ok) {
+      if (DeterministicSerialization(*ours) != expected) {
+        return absl::StrCat(where, "re-serialized bytes differ: upstream ", Hex(expected),
+                            " pbaccel ", Hex(DeterministicSerialization(*ours)));
+      }
+      // In place of its own earlier parse: the old elements are reused.
       const absl::Status again = parse(bytes, ours.get(), /*partial=*/true);
       if (!again.ok() || DeterministicSerialization(*ours) != expected) {
         return absl::StrCat(where, "parsed again in place: ", again.ToString(), ", bytes ",
@@ -202,9 +222,10 @@ std::string CompareLiteWithUpstream(absl::string_view bytes,
     }
     std::unique_ptr<MessageLite> ours_full(prototype.New());
     const absl::Status sf = parse(bytes, ours_full.get(), /*partial=*/false);
-    if (sf.ok() != full_ok) {
-      return absl::StrCat(where, "(required fields) upstream ", full_ok ? "accepts" : "rejects",
-                          ", pbaccel says ", sf.ToString());
+    if (sf.ok() != upstream.full_ok) {
+      return absl::StrCat(where, "(required fields) upstream ",
+                          upstream.full_ok ? "accepts" : "rejects", ", pbaccel says ",
+                          sf.ToString());
     }
   }
   return "";
@@ -212,15 +233,14 @@ std::string CompareLiteWithUpstream(absl::string_view bytes,
 
 namespace {
 
-// The inputs of a differential run: random messages of `source`'s type (a generated type, or a
+// The inputs of a differential run: random messages of `prototype`'s type (a generated type, or a
 // DynamicMessage twin of a LITE_RUNTIME type) interleaved, their mutations and truncations, and
 // nesting around the recursion limit; each is passed to `compare` ("" when pbaccel agrees with
 // upstream), and `rejected_by_upstream` says whether upstream rejects it.
 template <typename Compare, typename Rejects>
-DifferentialReport RunInputs(const Message& source, const DifferentialOptions& options,
+DifferentialReport RunInputs(const Message& prototype, const DifferentialOptions& options,
                              Compare compare, Rejects rejected_by_upstream) {
   DifferentialReport report;
-  const Message& prototype = source;
   for (const KernelInfo& k : DescribeKernels()) {
     if (k.supported) {
       report.kernels_run.emplace_back(k.name);
