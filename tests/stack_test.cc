@@ -2,8 +2,8 @@
 //
 // Stack use on a wide tree-shaped schema (proto/tree_shapes.proto: many repeated message and
 // string fields per level, maps of messages, a oneof of messages), at every depth up to past
-// upstream's recursion limit, optimized and (in .ci/run) -c fastbuild, where the parsers are
-// compiled optimized anyway (tools/optimize.bzl):
+// upstream's recursion limit, under every kernel, optimized and (in .ci/run) -c fastbuild, where
+// the parsers are compiled optimized anyway (tools/optimize.bzl):
 //   * pbaccel's generated parser (into a fresh message and in place of one holding the same tree,
 //     every repeated field's old elements reused) and its reflection walk accept and reject as
 //     upstream does;
@@ -11,8 +11,8 @@
 //     levels cost a little more than upstream's (16 bytes a level per reusable field,
 //     ReusedElements) but nest at most kGeneratedNestingLevels deep before an iterative walk takes
 //     over, and a field handed to upstream's parser (a map entry, here) starts a parse context of
-//     its own below pbaccel's frames, where upstream's parse has one. Measured at depth 100 (AMD
-//     Zen 5, GCC 12): opt +1.2 KiB, fastbuild +1.7 KiB (before this test: +1.5 and +2.2 KiB);
+//     its own below pbaccel's frames, where upstream's parse has one (measurements:
+//     docs/stack.md);
 //   * the deepest tree upstream accepts parses on a thread with a 64 KiB stack.
 
 #include <string>
@@ -20,6 +20,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "pbaccel/pbaccel.h"
+#include "pbaccel/testing/every_kernel.h"
 #include "proto/tree_shapes.pb.h"
 #include "proto/tree_shapes.pbaccel.h"
 #include "tests/stack_probe.h"
@@ -76,7 +77,11 @@ std::string Tree(int depth) {
   return root.SerializeAsString();
 }
 
-TEST(StackTest, TreeCostsNoMoreStackThanUpstreamAtAnyDepth) {
+// Under every kernel: the tree's packed fields (a node's values, a leaf's points) are decoded by
+// the kernel's short-payload paths, on the stack being measured.
+class StackTest : public testing::EveryKernelTest {};
+
+TEST_P(StackTest, TreeCostsNoMoreStackThanUpstreamAtAnyDepth) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "AddressSanitizer moves and pads stack frames";
 #endif
@@ -118,7 +123,7 @@ TEST(StackTest, TreeCostsNoMoreStackThanUpstreamAtAnyDepth) {
   }
 }
 
-TEST(StackTest, DeepestAcceptedTreeParsesOnASmallStack) {
+TEST_P(StackTest, DeepestAcceptedTreeParsesOnASmallStack) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "AddressSanitizer moves and pads stack frames";
 #endif
@@ -142,6 +147,8 @@ TEST(StackTest, DeepestAcceptedTreeParsesOnASmallStack) {
   ASSERT_TRUE(ParseMessage(input, &reused).ok());
   EXPECT_TRUE(MessageDifferencer::Equals(reused, upstream));
 }
+
+PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(StackTest);
 
 }  // namespace
 }  // namespace pbaccel
