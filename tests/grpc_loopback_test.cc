@@ -354,6 +354,16 @@ std::vector<ManyEntry> ManyTypes(std::integer_sequence<int, N...>) {
   return {ManyEntry{&typeid(ManyType<N>), &DeserializeMany<N>}...};
 }
 
+// The wiring check (pbaccel/grpc.h) has nothing to report for these services, whose generated
+// code sees their PBACCEL_GRPC_USE_FOR lines (//tests:grpc_unwired_test: one that does not).
+TEST_P(GrpcSwitchTest, WiredServicesAreNotReported) {
+  Server server(&sync_service_, &tile_service_, &lite_service_);
+  ASSERT_NE(server.server, nullptr);
+  Server callback_server(&callback_service_);
+  ASSERT_NE(callback_server.server, nullptr);
+  EXPECT_TRUE(GrpcUnwiredMethods().empty()) << GrpcUnwiredMethods()[0];
+}
+
 TEST(GrpcRegistryTest, TakesAnyNumberOfTypes) {
   ASSERT_NE(grpc_internal::FindRequestType(typeid(examples::FeatureBatch)), nullptr);
   const std::vector<ManyEntry> many = ManyTypes(std::make_integer_sequence<int, 1000>());

@@ -1,8 +1,9 @@
 // The Bazel consumer's Checkout service (../consumer/checkout_service.h), built with CMake against
 // pbaccel::grpc: a server on 127.0.0.1, one valid and one truncated request from a client. Exits 0
 // if pbaccel parsed both (pbaccel::GrpcRequestsParsed: the switch took effect in the generated
-// service code, whose header includes orders_grpc.h), the reply is right and the truncated request
-// was refused with pbaccel's error.
+// service code, whose header includes orders_grpc.h), the wiring check reported nothing
+// (pbaccel::GrpcUnwiredMethods), the reply is right and the truncated request was refused with
+// pbaccel's error.
 
 #include <cstdio>
 #include <memory>
@@ -53,14 +54,15 @@ int main() {
                         refused.error_message().find("byte") != std::string::npos;
 
   const uint64_t parsed = pbaccel::GrpcRequestsParsed() - before;
+  const size_t unwired = pbaccel::GrpcUnwiredMethods().size();
   std::printf(
       "Checkout over gRPC: reply %s, truncated request %s (\"%s\"), pbaccel parsed %llu of 2 "
-      "requests\n",
+      "requests, %zu unwired methods\n",
       right ? "right" : "WRONG", rejected ? "refused" : "NOT REFUSED",
-      refused.error_message().c_str(), static_cast<unsigned long long>(parsed));
+      refused.error_message().c_str(), static_cast<unsigned long long>(parsed), unwired);
   server->Shutdown();
   cq.Shutdown();
   while (cq.Next(&tag, &ok)) {
   }
-  return right && rejected && parsed == 2 ? 0 : 1;
+  return right && rejected && parsed == 2 && unwired == 0 ? 0 : 1;
 }

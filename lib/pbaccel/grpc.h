@@ -41,6 +41,17 @@
 // in //lib:grpc, so a translation unit that never saw this header (another service's code) links
 // against it as well wherever gRPC's copy was not inlined; for unregistered types both do the same.
 //
+// A switch that is not wired in is reported. Every PBACCEL_GRPC_USE_FOR(T) notes the translation
+// unit that sees it (its main source file, __BASE_FILE__); when a server starts
+// (grpc::ServerBuilder::BuildAndStart, through a ServerBuilderPlugin that //lib:grpc adds), each of
+// its services found in the generated descriptor pool is checked: a method whose request type is a
+// PBACCEL_GRPC_USE_FOR type but whose generated handlers (the service's .grpc.pb.cc, named after its
+// .proto file) were compiled without seeing that line gets gRPC's own parser, and is printed once to
+// stderr and listed by GrpcUnwiredMethods(). Not checked: LITE_RUNTIME services (they have no
+// descriptors) and compilers without __BASE_FILE__ (GCC and Clang have it). PBACCEL_GRPC_CHECK=off
+// in the environment turns the check off (for a build that compiles generated code under other
+// file names, such as a unity build).
+//
 // At run time: SetGrpcSwitch(false), or PBACCEL_GRPC=off in the environment at startup, sends
 // every request back to gRPC's own path (a kill switch needing no rebuild), and
 // GrpcRequestsParsed() counts the requests pbaccel parsed (for monitoring, and for tests proving
@@ -56,8 +67,10 @@
 #include "pbaccel/internal/requires_cxx17.h"
 
 #include <cstdint>
+#include <string>
 #include <type_traits>
 #include <typeinfo>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -85,6 +98,13 @@ bool GrpcSwitchOn();
 // How many requests pbaccel has parsed (accepted or rejected) since the process started.
 uint64_t GrpcRequestsParsed();
 
+// The methods of the servers started so far whose request type is switched on by
+// PBACCEL_GRPC_USE_FOR but whose generated service code was compiled without seeing that line
+// (see above), one line each: "/pkg.Service/Method: pkg.Request reaches gRPC's own parser
+// (pkg/service.grpc.pb.cc did not see PBACCEL_GRPC_USE_FOR)". Each is printed once to stderr when
+// the first server with it starts. Empty when every switch is wired in.
+std::vector<std::string> GrpcUnwiredMethods();
+
 namespace grpc_internal {
 
 using ParseFn = absl::Status (*)(absl::string_view bytes, google::protobuf::MessageLite* msg);
@@ -108,6 +128,10 @@ bool RegisterRequestType(const std::type_info& type, DeserializeFn fn);
 
 // The DeserializeFn registered for `type`, or nullptr.
 DeserializeFn FindRequestType(const std::type_info& type);
+
+// Notes that the translation unit whose main source file is `file` (nullptr: unknown, which turns
+// the wiring check off) sees PBACCEL_GRPC_USE_FOR(type). Returns true.
+bool NoteSwitchSeen(const std::type_info& type, const char* file);
 
 // What PBACCEL_GRPC_USE_FOR(T) can take: a google::protobuf::Message (reflection parser, or its
 // generated parser where linked), or any MessageLite with its generated header included.
@@ -145,10 +169,23 @@ class grpc::SerializationTraits<grpc::protobuf::MessageLite, void> {
   static ::grpc::Status Deserialize(::grpc::ByteBuffer* buffer, ::grpc::protobuf::MessageLite* msg);
 };
 
-// Defines grpc::SerializationTraits<Type> with pbaccel's Deserialize and registers Type for the
-// MessageLite path (see above). Use at global scope, once per type, after Type's .pb.h (and its
-// .pbaccel.h if it has generated parsers).
+// The main source file of the translation unit being compiled, for the wiring check.
+#ifdef __BASE_FILE__
+#define PBACCEL_GRPC_INTERNAL_THIS_FILE __BASE_FILE__
+#else
+#define PBACCEL_GRPC_INTERNAL_THIS_FILE nullptr
+#endif
+#define PBACCEL_GRPC_INTERNAL_CONCAT2(a, b) a##b
+#define PBACCEL_GRPC_INTERNAL_CONCAT(a, b) PBACCEL_GRPC_INTERNAL_CONCAT2(a, b)
+
+// Defines grpc::SerializationTraits<Type> with pbaccel's Deserialize, registers Type for the
+// MessageLite path and notes this translation unit for the wiring check (see above). Use at global
+// scope, once per type per header, after Type's .pb.h (and its .pbaccel.h if it has generated
+// parsers).
 #define PBACCEL_GRPC_USE_FOR(Type)                                                              \
+  [[maybe_unused]] static const bool PBACCEL_GRPC_INTERNAL_CONCAT(pbaccel_grpc_seen_,           \
+                                                                  __COUNTER__) =                \
+      ::pbaccel::grpc_internal::NoteSwitchSeen(typeid(Type), PBACCEL_GRPC_INTERNAL_THIS_FILE);  \
   template <>                                                                                   \
   class grpc::SerializationTraits<Type, void> {                                                 \
     static_assert(std::is_base_of<::google::protobuf::MessageLite, Type>::value,                \
