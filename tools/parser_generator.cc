@@ -190,13 +190,8 @@ class MessageWriter {
                     cpp::FieldName(reusable[i]), "sep", i + 1 < reusable.size() ? "," : ");");
       }
       out_->Print("  }\n");
-      for (const FieldDescriptor* f : reusable) {
-        out_->Print("  ReusedElements<$type$> $field$_elements(msg->mutable_$field$(), reuse);\n",
-                    "type",
-                    f->message_type() != nullptr ? cpp::QualifiedClassName(f->message_type())
-                                                 : "std::string",
-                    "field", cpp::FieldName(f));
-      }
+      out_->Print("  ReusedElements reused(ctx, reuse$fields$);\n", "fields",
+                  MutableFieldList(reusable, "                        "));
     }
     PredictSuccessors();
     out_->Print(
@@ -224,9 +219,9 @@ class MessageWriter {
         "    p = Delegate(field, end, msg, ctx);\n"
         "    if (p == nullptr) return nullptr;\n");
     out_->Print("  }\n");
-    for (const FieldDescriptor* f : reusable) {
-      out_->Print("  $field$_elements.Finish(msg->mutable_$field$());\n", "field",
-                  cpp::FieldName(f));
+    if (!reusable.empty()) {
+      out_->Print("  reused.Finish(ctx$fields$);\n", "fields",
+                  MutableFieldList(reusable, "                "));
     }
     for (const FieldDescriptor* f : kept) {
       out_->Print(
@@ -326,6 +321,24 @@ class MessageWriter {
 
   // The repeated fields whose old elements a parse in place reuses: those parsed here that hold
   // pointers (submessages with a generated parser, strings and bytes).
+  // ",\n<indent>msg->mutable_a(),\n<indent>msg->mutable_b()...": the fields' arguments to
+  // ReusedElements, one per line.
+  static std::string MutableFieldList(const std::vector<const FieldDescriptor*>& fields,
+                                      const std::string& indent) {
+    std::string list;
+    for (const FieldDescriptor* f : fields) {
+      list += ",\n" + indent + "msg->mutable_" + cpp::FieldName(f) + "()";
+    }
+    return list;
+  }
+
+  // Where f is among the reusable fields of its message (their order in ReusedElements).
+  int ReusedIndex(const FieldDescriptor* f) const {
+    int k = 0;
+    for (int i = 0; i < d_->field_count() && d_->field(i) != f; ++i) k += Reusable(d_->field(i));
+    return k;
+  }
+
   bool Reusable(const FieldDescriptor* f) const {
     if (!f->is_repeated() || f->is_map() || f->options().weak() ||
         f->options().ctype() != google::protobuf::FieldOptions::STRING) {
@@ -394,8 +407,8 @@ class MessageWriter {
         // A singular string_type = VIEW field has no mutable_x(): set_x(string_view) instead.
         // (A repeated one still has mutable_x(), a RepeatedPtrField<std::string>.)
         const bool set_view = storage == StringStorage::kView && !f->is_repeated();
-        vars["assign"] = Reusable(f) ? cpp::FieldName(f) + "_elements.Next(msg->mutable_" +
-                                           cpp::FieldName(f) + "())->assign("
+        vars["assign"] = Reusable(f) ? "reused.Next<" + std::to_string(ReusedIndex(f)) +
+                                           ">(msg->mutable_" + cpp::FieldName(f) + "())->assign("
                          : f->is_repeated() ? "msg->add_" + cpp::FieldName(f) + "()->assign("
                          : set_view ? "msg->set_" + cpp::FieldName(f) + "(absl::string_view("
                                     : "msg->mutable_" + cpp::FieldName(f) + "()->assign(";
@@ -485,9 +498,10 @@ class MessageWriter {
         "  if ($linked$payload == nullptr) break;\n"
         "  if (!ctx->EnterSubmessage()) return NestedTooDeep(field, $number$, *msg, ctx);\n");
     if (Reusable(f)) {
+      vars["k"] = std::to_string(ReusedIndex(f));
       out->Print(vars,
                  "  bool old;\n"
-                 "  auto* sub = $field$_elements.Next(msg->mutable_$field$(), &old);\n");
+                 "  auto* sub = reused.Next<$k$>(msg->mutable_$field$(), &old);\n");
       vars["old"] = "old";
     } else if (Kept(f)) {
       out->Print(vars,

@@ -27,6 +27,7 @@
 
 #include "pbaccel/internal/requires_cxx17.h"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -59,6 +60,16 @@ namespace gen {
 // upstream's at protobuf's recursion limit).
 inline constexpr int kGeneratedNestingLevels = 8;
 
+// One reusable repeated field's progress through its old elements (ReusedElements below): the
+// old elements' pointers, how many there are and how many have been handed out.
+struct ReuseSlot {
+  const void* old;  // Element* const*: the field's array.
+  int reusable;
+  int used;
+};
+
+class ReuseSlotStack;
+
 class Context {
  public:
   enum class Failure : uint8_t {
@@ -73,6 +84,11 @@ class Context {
         readable_end_(readable_end),
         budget_(budget),
         deep_below_(budget - kGeneratedNestingLevels) {}
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+  ~Context() {
+    if (reuse_slots_ != nullptr) ReleaseReuseSlots();
+  }
   const char* origin() const { return origin_; }
   const char* readable_end() const { return readable_end_; }
 
@@ -113,7 +129,16 @@ class Context {
   void MarkMaybeUninitialized() { maybe_uninitialized_ = true; }
   bool maybe_uninitialized() const { return maybe_uninitialized_; }
 
+  // Reuse slots (ReusedElements): `n` slots on this thread's slot stack, kept off the machine
+  // stack so that a level's frame does not grow with its number of repeated fields. Valid until
+  // PopReuseSlots(n), which must come in the reverse order of pushing, or until this Context ends
+  // (which releases whatever it pushed and did not pop: a failed parse unwinds without popping).
+  ReuseSlot* PushReuseSlots(int n);
+  void PopReuseSlots(int n);
+
  private:
+  void ReleaseReuseSlots();
+
   const char* origin_;
   const char* readable_end_;
   int budget_;
@@ -125,6 +150,8 @@ class Context {
   const google::protobuf::MessageLite* msg_ = nullptr;
   const char* at_ = nullptr;
   absl::Status deep_status_;
+  ReuseSlotStack* reuse_slots_ = nullptr;  // This thread's, from the first PushReuseSlots.
+  ReuseSlot* reuse_slots_start_ = nullptr;  // Where this Context's slots begin.
 };
 
 // A generated parser, type-erased: MergeFields for the concrete type behind `msg`. `reuse`: parse
@@ -442,44 +469,94 @@ inline void ClearKeeping(google::protobuf::MessageLite* msg, bool plain, Fields*
 }  // namespace counting_fast_paths
 #endif
 
-// One reusable repeated field of the message being parsed: Next() gives the field's next element,
-// an old one while there are (*old = true: it still holds old contents), then new ones; Finish()
-// drops the old elements not reused. Without reuse, every element is new (a merge appends).
-// The old elements' pointers are read from the field's array, located once (for strings that is a
-// call into libprotobuf, an extern template): nothing else adds to the field while old elements
+// The reusable repeated fields (of messages or strings) of the message being parsed, in place of
+// its old contents when `reuse`: Next<k>() gives field k's next element, an old one while there
+// are (*old = true: it still holds old contents), then new ones; Finish() drops the old elements
+// not reused. Without reuse, every element is new (a merge appends).
+// The old elements' pointers are read from each field's array, located once (for strings that is
+// a call into libprotobuf, an extern template): nothing else adds to a field while old elements
 // remain (its elements come only from Next(); upstream, handed a field of its number with another
-// wire type, keeps that as an unknown field). The field itself is passed to each call
-// (msg->mutable_x()), so that the object takes 16 bytes of the parser's frame per reusable field
-// and nesting level, not 24 (tests/stack_test.cc).
-template <typename Element>
+// wire type, keeps that as an unknown field). Each field's progress is a ReuseSlot: for up to
+// kInlineReuseSlots fields, in the object (in the parser's frame, where the compiler keeps it in
+// registers: most messages of real schemas, parsed by the thousand); for more, on the Context's
+// slot stack, so that the frame holds one pointer whatever the number of fields and a level's
+// stack does not grow with it (tests/stack_test.cc). Each field is passed to each call
+// (msg->mutable_x()), in the order the constructor took them.
+inline constexpr int kInlineReuseSlots = 2;
+
+template <int kFields>
 class ReusedElements {
  public:
-  using Field = google::protobuf::RepeatedPtrField<Element>;
-  ReusedElements(Field* field, bool reuse)
-      : reusable_(reuse ? field->size() : 0),
-        old_(reusable_ > 0 ? field->pointer_begin() : Pointers()) {}
-  Element* Next(Field* field, bool* old) {
-    *old = used_ < reusable_;
+  template <typename... Elements>
+  ReusedElements(Context* ctx, bool reuse,
+                 google::protobuf::RepeatedPtrField<Elements>*... fields) {
+    static_assert(sizeof...(Elements) == kFields);
+    if constexpr (kInline) {
+      ReuseSlot* slot = slots_.data();
+      ((*slot++ = Start(reuse, fields)), ...);
+    } else {
+      slots_ = reuse ? ctx->PushReuseSlots(kFields) : nullptr;
+      if (slots_ == nullptr) return;
+      ReuseSlot* slot = slots_;
+      ((*slot++ = Start(true, fields)), ...);
+    }
+  }
+
+  template <int k, typename Element>
+  Element* Next(google::protobuf::RepeatedPtrField<Element>* field, bool* old) {
+    ReuseSlot* slot;
+    if constexpr (kInline) {
+      slot = &slots_[k];
+    } else {
+      if (slots_ == nullptr) {
+        *old = false;
+        return field->Add();
+      }
+      slot = &slots_[k];
+    }
+    *old = slot->used < slot->reusable;
 #if defined(PBACCEL_GEN_COUNT_FAST_PATHS)
     if (*old) ++ReusedElementsForTesting();
 #endif
-    return *old ? *(old_ + used_++) : field->Add();
+    return *old ? static_cast<Element* const*>(slot->old)[slot->used++] : field->Add();
   }
-  Element* Next(Field* field) {  // For strings, which assign() resets.
+  template <int k, typename Element>
+  Element* Next(google::protobuf::RepeatedPtrField<Element>* field) {  // Strings: assign() resets.
     bool old;
-    return Next(field, &old);
+    return Next<k>(field, &old);
   }
-  void Finish(Field* field) {
-    for (int i = used_; i < reusable_; ++i) field->RemoveLast();
+
+  template <typename... Elements>
+  void Finish(Context* ctx, google::protobuf::RepeatedPtrField<Elements>*... fields) {
+    if constexpr (kInline) {
+      const ReuseSlot* slot = slots_.data();
+      (Drop(*slot++, fields), ...);
+    } else {
+      if (slots_ == nullptr) return;
+      const ReuseSlot* slot = slots_;
+      (Drop(*slot++, fields), ...);
+      ctx->PopReuseSlots(kFields);
+    }
   }
 
  private:
-  using Pointers = typename Field::pointer_iterator;
+  static constexpr bool kInline = kFields <= kInlineReuseSlots;
 
-  int used_ = 0;
-  int reusable_;
-  Pointers old_;
+  template <typename Element>
+  static ReuseSlot Start(bool reuse, google::protobuf::RepeatedPtrField<Element>* field) {
+    const int size = reuse ? field->size() : 0;
+    return {size > 0 ? static_cast<const void*>(&*field->pointer_begin()) : nullptr, size, 0};
+  }
+  template <typename Element>
+  static void Drop(const ReuseSlot& slot, google::protobuf::RepeatedPtrField<Element>* field) {
+    for (int i = slot.used; i < slot.reusable; ++i) field->RemoveLast();
+  }
+
+  std::conditional_t<kInline, std::array<ReuseSlot, kFields>, ReuseSlot*> slots_;
 };
+template <typename... Elements>
+ReusedElements(Context*, bool, google::protobuf::RepeatedPtrField<Elements>*...)
+    -> ReusedElements<sizeof...(Elements)>;
 
 // --- Handing a field to upstream -----------------------------------------------------------------
 
