@@ -205,6 +205,11 @@ uint64_t& DeepSubmessagesForTesting() {
   return deep;
 }
 
+uint64_t& DelegatedFieldsForTesting() {
+  thread_local uint64_t delegated = 0;
+  return delegated;
+}
+
 uint64_t& PredictedTagsForTesting() {
   thread_local uint64_t hits = 0;
   return hits;
@@ -291,6 +296,7 @@ PBACCEL_PACKED_PARSER(Bool, kBool, bool)
 // --- Delegation ----------------------------------------------------------------------------------
 
 const char* Delegate(const char* field, const char* end, MessageLite* msg, Context* ctx) {
+  ++DelegatedFieldsForTesting();
   ctx->MarkMaybeUninitialized();
   internal::WireField f;
   internal::WireError error;

@@ -89,6 +89,17 @@ bool IsRecursableMessageField(const FieldDescriptor* field) {
   return field->type() == FieldDescriptor::TYPE_MESSAGE && !field->is_map();
 }
 
+// Submessage fields a walk that enters every submessage (MergeIteratively) enters: those above, and
+// maps of messages, entry by entry (through the map's repeated view), whose values would otherwise
+// take the rest of a deep input into upstream's recursion. Not maps of other values: upstream
+// parses their entries (a closed enum's unknown value sends the entry to the parent's unknown
+// fields, which an entry parsed on its own cannot do).
+bool IsEnterableMessageField(const FieldDescriptor* field) {
+  return IsRecursableMessageField(field) ||
+         (field->is_map() &&
+          field->message_type()->map_value()->type() == FieldDescriptor::TYPE_MESSAGE);
+}
+
 }  // namespace
 
 struct PlanCache::State {
@@ -160,9 +171,9 @@ struct PlanCache::State {
       for (int i = 0; i < d->field_count(); ++i) {
         const FieldDescriptor* f = d->field(i);
         FieldAction a = ScalarAction(f);
-        if (IsRecursableMessageField(f)) {
+        if (IsEnterableMessageField(f)) {
           a.child = plans_.at(f->message_type()).get();
-          if (a.child->accelerates) a.kind = FieldAction::kMessage;
+          if (a.child->accelerates && IsRecursableMessageField(f)) a.kind = FieldAction::kMessage;
         }
         if (f->number() < kDenseLimit) {
           plan.dense[static_cast<size_t>(f->number())] = a;

@@ -389,10 +389,14 @@ class MessageWriter {
   }
 
   void WriteField(const FieldDescriptor* f, Printer* out) const {
-    // Left to upstream (no case: Delegate takes them): maps, groups and delimited submessages
-    // (TYPE_GROUP, whatever the syntax), weak fields, strings stored as Cord or StringPiece, and
-    // submessages without a generated parser.
-    if (f->is_map() || f->type() == FieldDescriptor::TYPE_GROUP || f->options().weak()) return;
+    // Left to upstream (no case: Delegate takes them): groups and delimited submessages
+    // (TYPE_GROUP, whatever the syntax), weak fields, strings stored as Cord or StringPiece,
+    // submessages without a generated parser, and some maps (WriteMap).
+    if (f->type() == FieldDescriptor::TYPE_GROUP || f->options().weak()) return;
+    if (f->is_map()) {
+      WriteMap(f, out);
+      return;
+    }
     const StringStorage storage = f->cpp_type() == FieldDescriptor::CPPTYPE_STRING
                                       ? StringStorageOf(f)
                                       : StringStorage::kString;
@@ -528,6 +532,113 @@ class MessageWriter {
               "}\n");
   }
 
+  // A map field's entries in the shape serializers write (the key, field 1, then the value, field
+  // 2, nothing else), read here; any other shape (a key or value missing, repeated or out of
+  // order, unknown fields) and every malformed byte go to upstream (break: Delegate), which
+  // decides, as do whole maps of closed enums (an unknown value sends the entry to the unknown
+  // fields) and of messages without a generated parser here. As upstream's parser: the entry is a
+  // nesting level (a message value one more), keys and values are checked for UTF-8 where the
+  // field requires it, and a key seen before gets the new value in place of its old one (a message
+  // value is parsed in place of the old, as a reused message).
+  void WriteMap(const FieldDescriptor* f, Printer* out) const {
+    const FieldDescriptor* key = f->message_type()->map_key();
+    const FieldDescriptor* value = f->message_type()->map_value();
+    const bool message_value = value->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE;
+    if (message_value && generated_.count(value->message_type()) == 0) return;
+    if (value->type() == FieldDescriptor::TYPE_ENUM && compat::IsClosedEnumField(value)) return;
+    Vars vars{{"field", cpp::FieldName(f)},
+              {"decl", DeclarationOf(f)},
+              {"number", std::to_string(f->number())},
+              {"key_tag", std::to_string(ValueTag(key))},
+              {"value_tag", std::to_string(ValueTag(value))}};
+    SetCase(f, ValueTag(f), &vars);
+    PrintCase(out, vars,
+              "case $tag$: {  // $decl$\n$label$"
+              "  const char* payload_end;\n"
+              "  const char* payload = ReadLength(p, end, &payload_end);\n"
+              "  if (payload == nullptr || payload == payload_end || *payload != $key_tag$) break;\n");
+    // The key, from payload + 1 to key_end, followed by the value's tag.
+    std::string key_expr;
+    if (key->cpp_type() == FieldDescriptor::CPPTYPE_STRING) {
+      vars["check"] = compat::RequiresUtf8Validation(key) ? " || !ValidUtf8(key, key_end)" : "";
+      out->Print(vars,
+                 "  const char* key_end;\n"
+                 "  const char* key = ReadLength(payload + 1, payload_end, &key_end);\n"
+                 "  if (key == nullptr || key_end == payload_end || *key_end != $value_tag$$check$) "
+                 "break;\n");
+      key_expr = "std::string(key, key_end)";
+    } else if (const char* type = FixedType(key)) {
+      vars["size"] = std::to_string(FixedSize(key));
+      out->Print(vars,
+                 "  if (payload_end - payload < 2 + $size$) break;\n"
+                 "  const char* key_end = payload + 1 + $size$;\n"
+                 "  if (*key_end != $value_tag$) break;\n");
+      key_expr = std::string("LoadFixed<") + type + ">(payload + 1)";
+    } else {
+      out->Print(vars,
+                 "  uint64_t k;\n"
+                 "  const char* key_end = ReadVarint(payload + 1, payload_end, &k);\n"
+                 "  if (key_end == nullptr || key_end == payload_end || *key_end != $value_tag$) "
+                 "break;\n");
+      key_expr = VarintKindOf(key).value;
+      key_expr.replace(key_expr.find('v'), 1, "k");  // The expressions name their value v once.
+    }
+    vars["key"] = key_expr;
+    if (message_value) {
+      vars["sub_class"] = cpp::QualifiedClassName(value->message_type());
+      PrintCase(out, vars,
+                "  const char* value_end;\n"
+                "  const char* value = ReadLength(key_end + 1, payload_end, &value_end);\n"
+                "  if (value == nullptr || value_end != payload_end) break;\n"
+                "  if (!ctx->EnterSubmessage() || !ctx->EnterSubmessage()) {  // The entry, the value.\n"
+                "    return NestedTooDeep(field, $number$, *msg, ctx);\n"
+                "  }\n"
+                "  auto* map = msg->mutable_$field$();\n"
+                "  const size_t entries = map->size();\n"
+                "  $sub_class$* sub = &(*map)[$key$];\n"
+                "  const bool old = map->size() == entries;  // A key seen before: a new value.\n"
+                "  p = ctx->Shallow() ? MergeFields(value, value_end, sub, ctx, old)\n"
+                "                     : MergeDeep(field, $number$, *msg, value, value_end, sub, "
+                "ctx, old);\n"
+                "  if (p == nullptr) return nullptr;\n"
+                "  ctx->LeaveSubmessage();\n"
+                "  ctx->LeaveSubmessage();\n"
+                "$next$  continue;\n"
+                "}\n");
+      return;
+    }
+    // A scalar or string value, from key_end + 1 to payload_end.
+    std::string store;
+    if (value->cpp_type() == FieldDescriptor::CPPTYPE_STRING) {
+      vars["check"] =
+          compat::RequiresUtf8Validation(value) ? " || !ValidUtf8(value, value_end)" : "";
+      out->Print(vars,
+                 "  const char* value_end;\n"
+                 "  const char* value = ReadLength(key_end + 1, payload_end, &value_end);\n"
+                 "  if (value == nullptr || value_end != payload_end$check$) break;\n");
+      store = ".assign(value, static_cast<size_t>(value_end - value))";
+    } else if (const char* type = FixedType(value)) {
+      vars["size"] = std::to_string(FixedSize(value));
+      out->Print(vars, "  if (payload_end - key_end != 1 + $size$) break;\n");
+      store = std::string(" = LoadFixed<") + type + ">(key_end + 1)";
+    } else {
+      if (value->type() == FieldDescriptor::TYPE_ENUM) {
+        vars["enum"] = cpp::QualifiedClassName(value->enum_type());
+      }
+      out->Print(vars,
+                 "  uint64_t v;\n"
+                 "  if (ReadVarint(key_end + 1, payload_end, &v) != payload_end) break;\n");
+      store = std::string(" = ") + VarintKindOf(value).value;
+    }
+    out->Print(vars,
+               "  if (ctx->budget() <= 0) return NestedTooDeep(field, $number$, *msg, ctx);\n");
+    out->Print(vars, ("  (*msg->mutable_$field$())[$key$]" + store + ";\n").c_str());
+    PrintCase(out, vars,
+              "  p = payload_end;\n"
+              "$next$  continue;\n"
+              "}\n");
+  }
+
   // The C++ test that the int `value` is a number of the closed enum `e`: a range test when its
   // numbers are contiguous (no call), else its generated _IsValid.
   static std::string ValidityCheck(const EnumDescriptor* e, const std::string& value) {
@@ -562,12 +673,18 @@ class MessageWriter {
   }
 
   // "repeated sint64 refs = 8", for the comments.
+  static std::string TypeNameOf(const FieldDescriptor* f) {
+    return f->message_type() != nullptr ? std::string(f->message_type()->name())
+           : f->enum_type() != nullptr  ? std::string(f->enum_type()->name())
+                                        : std::string(f->type_name());
+  }
+
   static std::string DeclarationOf(const FieldDescriptor* f) {
-    std::string label = f->is_repeated() ? "repeated " : "";
-    std::string type = f->message_type() != nullptr ? std::string(f->message_type()->name())
-                       : f->enum_type() != nullptr  ? std::string(f->enum_type()->name())
-                                                    : std::string(f->type_name());
-    return label + type + " " + std::string(f->name()) + " = " + std::to_string(f->number());
+    const std::string type =
+        f->is_map() ? "map<" + TypeNameOf(f->message_type()->map_key()) + ", " +
+                          TypeNameOf(f->message_type()->map_value()) + ">"
+                    : (f->is_repeated() ? "repeated " : "") + TypeNameOf(f);
+    return type + " " + std::string(f->name()) + " = " + std::to_string(f->number());
   }
 
   const Descriptor* d_;

@@ -13,9 +13,9 @@
 // It switches on each field's tag (after each field it first tests for the tag a serializer writes
 // next and jumps to that case directly: see tools/parser_generator.cc); every field it knows
 // (scalars, strings, packed and unpacked repeated fields, submessages with a generated parser of
-// their own) it parses inline with the helpers below. Everything else - unknown fields, extensions,
-// groups, maps, a closed enum's unknown value, a wrong wire type, and every malformed byte - goes
-// to Delegate(), which hands that one field to upstream protobuf's own parser. So upstream decides
+// their own, map entries as serializers write them) it parses inline with the helpers below.
+// Everything else - unknown fields, extensions, groups, other shapes of map entries, a closed
+// enum's unknown value, a wrong wire type, and every malformed byte - goes to Delegate(), which hands that one field to upstream protobuf's own parser. So upstream decides
 // every case the generated code does not handle, and accepts or rejects exactly what
 // ParseFromString would.
 //
@@ -216,6 +216,10 @@ uint64_t& FullRequiredFieldChecksForTesting();
 // The number of submessages on this thread that generated parsers handed to MergeDeep (nested
 // deeper than kGeneratedNestingLevels): for tests.
 uint64_t& DeepSubmessagesForTesting();
+
+// The number of fields on this thread that generated parsers handed to upstream's parser
+// (Delegate): for tests, which prove with it that a field was parsed by generated code.
+uint64_t& DelegatedFieldsForTesting();
 
 // Generated code compiled with PBACCEL_GEN_COUNT_FAST_PATHS gets its own NextTagIs, ReadVarint and
 // ClearKeeping, in an inline namespace (other symbols): a program may link counting and plain

@@ -31,8 +31,10 @@ struct FieldAction {
   VarintFormat format = VarintFormat::kUInt64;  // kPackedVarint.
   uint8_t fixed_size = 0;                       // kPackedFixed: 4 or 8.
   const google::protobuf::FieldDescriptor* field = nullptr;
-  // The submessage type's plan, for every submessage field (singular or repeated, not a map or a
-  // group), of kind kMessage if the type accelerates, else kUpstream; nullptr for other fields.
+  // The submessage type's plan, for every submessage field (singular or repeated, and maps of
+  // messages, whose submessages are their entries; not other maps or groups), of kind kMessage if
+  // the type accelerates and the field is not a map, else kUpstream; nullptr for other fields.
+  // (Only the walk that enters every submessage enters maps: MergeIteratively.)
   const MessagePlan* child = nullptr;
 };
 
