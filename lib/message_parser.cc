@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/base/attributes.h"
@@ -120,12 +121,8 @@ class Parser {
                      int budget) {
     // Nothing to accelerate in this type: one upstream call, no walk.
     if (!plan.accelerates && !enter_every_submessage_) return Upstream(p, end, msg, budget);
-    struct Level {
-      const char* end;
-      Message* msg;
-      const MessagePlan* plan;
-    };
     std::vector<Level> enclosing;
+    const auto fail = [&enclosing](absl::Status s) { return Undo(enclosing, std::move(s)); };
     const MessagePlan* current = &plan;
     const char* run = p;  // Start of the fields not yet handed over.
     // This message's length-delimited fields so far, while none of them was worth taking.
@@ -153,10 +150,10 @@ class Parser {
           // Hand over the fields before this one, then take this one.
           if (run < field.tag) {
             absl::Status s = Upstream(run, field.tag, msg, budget);
-            if (!s.ok()) return s;
+            if (!s.ok()) return fail(std::move(s));
           }
           if (action->child != nullptr) {  // Enter the submessage.
-            enclosing.push_back({end, msg, current});
+            enclosing.push_back({end, msg, current, action->field});
             msg = MutableSubmessage(*action, msg);
             current = action->child;
             --budget;
@@ -168,7 +165,7 @@ class Parser {
             continue;
           }
           absl::Status s = TakeScalar(*action, field.payload, p, msg);
-          if (!s.ok()) return s;
+          if (!s.ok()) return fail(std::move(s));
           run = p;
         }
       }
@@ -176,7 +173,7 @@ class Parser {
       // parse would.
       if (run < end) {
         absl::Status s = Upstream(run, end, msg, budget);
-        if (!s.ok()) return s;
+        if (!s.ok()) return fail(std::move(s));
       }
       if (enclosing.empty()) return absl::OkStatus();
       // Back in the enclosing message, after the submessage's record.
@@ -191,6 +188,27 @@ class Parser {
   }
 
  private:
+  // A message being parsed whose submessage (of the field `entered`) is being parsed above it.
+  struct Level {
+    const char* end;
+    Message* msg;
+    const MessagePlan* plan;
+    const google::protobuf::FieldDescriptor* entered;
+  };
+
+  // A failed parse undoes the map entries it entered, innermost first, as upstream's parser
+  // erases a failed entry as it unwinds: the message left behind holds no deep tree through maps,
+  // whose destruction would recurse. Returns `failure`. Out of line: the walk's frame stays small.
+  ABSL_ATTRIBUTE_NOINLINE static absl::Status Undo(const std::vector<Level>& enclosing,
+                                                   absl::Status failure) {
+    for (auto level = enclosing.rbegin(); level != enclosing.rend(); ++level) {
+      if (level->entered->is_map()) {
+        level->msg->GetReflection()->RemoveLast(level->msg, level->entered);
+      }
+    }
+    return failure;
+  }
+
   // Whether to take a length-delimited record of `len` bytes of the field of `a`.
   bool Takes(const FieldAction& a, uint64_t len, int budget) const {
     // Entering a submessage costs one level, as in upstream; at 0 upstream reports the error.

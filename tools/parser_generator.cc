@@ -538,8 +538,9 @@ class MessageWriter {
   // decides, as do whole maps of closed enums (an unknown value sends the entry to the unknown
   // fields) and of messages without a generated parser here. As upstream's parser: the entry is a
   // nesting level (a message value one more), keys and values are checked for UTF-8 where the
-  // field requires it, and a key seen before gets the new value in place of its old one (a message
-  // value is parsed in place of the old, as a reused message).
+  // field requires it, and a key seen before gets the new value in place of its old one (a
+  // message value is parsed in place of the old, as a reused message). (A value that fails to
+  // parse stays in the map, which upstream erases: the failure's record points into it.)
   void WriteMap(const FieldDescriptor* f, Printer* out) const {
     const FieldDescriptor* key = f->message_type()->map_key();
     const FieldDescriptor* value = f->message_type()->map_value();
@@ -566,7 +567,7 @@ class MessageWriter {
                  "  const char* key = ReadLength(payload + 1, payload_end, &key_end);\n"
                  "  if (key == nullptr || key_end == payload_end || *key_end != $value_tag$$check$) "
                  "break;\n");
-      key_expr = "std::string(key, key_end)";
+      key_expr = "key, key_end";
     } else if (const char* type = FixedType(key)) {
       vars["size"] = std::to_string(FixedSize(key));
       out->Print(vars,
@@ -583,7 +584,7 @@ class MessageWriter {
       key_expr = VarintKindOf(key).value;
       key_expr.replace(key_expr.find('v'), 1, "k");  // The expressions name their value v once.
     }
-    vars["key"] = key_expr;
+    vars["key"] = key_expr;  // MapEntryValue's key arguments.
     if (message_value) {
       vars["sub_class"] = cpp::QualifiedClassName(value->message_type());
       PrintCase(out, vars,
@@ -593,10 +594,8 @@ class MessageWriter {
                 "  if (!ctx->EnterSubmessage() || !ctx->EnterSubmessage()) {  // The entry, the value.\n"
                 "    return NestedTooDeep(field, $number$, *msg, ctx);\n"
                 "  }\n"
-                "  auto* map = msg->mutable_$field$();\n"
-                "  const size_t entries = map->size();\n"
-                "  $sub_class$* sub = &(*map)[$key$];\n"
-                "  const bool old = map->size() == entries;  // A key seen before: a new value.\n"
+                "  bool old;  // A key seen before: a new value.\n"
+                "  $sub_class$* sub = MapEntryValue(msg->mutable_$field$(), $key$, &old);\n"
                 "  p = ctx->Shallow() ? MergeFields(value, value_end, sub, ctx, old)\n"
                 "                     : MergeDeep(field, $number$, *msg, value, value_end, sub, "
                 "ctx, old);\n"
@@ -607,8 +606,8 @@ class MessageWriter {
                 "}\n");
       return;
     }
-    // A scalar or string value, from key_end + 1 to payload_end.
-    std::string store;
+    // A scalar or string value, from key_end + 1 to payload_end, stored through the pointer that
+    // MapEntryValue returns: $store$ is what follows it.
     if (value->cpp_type() == FieldDescriptor::CPPTYPE_STRING) {
       vars["check"] =
           compat::RequiresUtf8Validation(value) ? " || !ValidUtf8(value, value_end)" : "";
@@ -616,24 +615,25 @@ class MessageWriter {
                  "  const char* value_end;\n"
                  "  const char* value = ReadLength(key_end + 1, payload_end, &value_end);\n"
                  "  if (value == nullptr || value_end != payload_end$check$) break;\n");
-      store = ".assign(value, static_cast<size_t>(value_end - value))";
+      vars["store"] = "->assign(value, static_cast<size_t>(value_end - value))";
     } else if (const char* type = FixedType(value)) {
       vars["size"] = std::to_string(FixedSize(value));
       out->Print(vars, "  if (payload_end - key_end != 1 + $size$) break;\n");
-      store = std::string(" = LoadFixed<") + type + ">(key_end + 1)";
+      vars["store"] = std::string("[0] = LoadFixed<") + type + ">(key_end + 1)";
     } else {
-      if (value->type() == FieldDescriptor::TYPE_ENUM) {
-        vars["enum"] = cpp::QualifiedClassName(value->enum_type());
-      }
       out->Print(vars,
                  "  uint64_t v;\n"
                  "  if (ReadVarint(key_end + 1, payload_end, &v) != payload_end) break;\n");
-      store = std::string(" = ") + VarintKindOf(value).value;
+      std::string expr = VarintKindOf(value).value;
+      if (const size_t at = expr.find("$enum$"); at != std::string::npos) {
+        expr.replace(at, 6, cpp::QualifiedClassName(value->enum_type()));
+      }
+      vars["store"] = "[0] = " + expr;
     }
-    out->Print(vars,
-               "  if (ctx->budget() <= 0) return NestedTooDeep(field, $number$, *msg, ctx);\n");
-    out->Print(vars, ("  (*msg->mutable_$field$())[$key$]" + store + ";\n").c_str());
     PrintCase(out, vars,
+              "  if (ctx->budget() <= 0) return NestedTooDeep(field, $number$, *msg, ctx);\n"
+              "  bool old;\n"
+              "  MapEntryValue(msg->mutable_$field$(), $key$, &old)$store$;\n"
               "  p = payload_end;\n"
               "$next$  continue;\n"
               "}\n");

@@ -562,6 +562,27 @@ template <typename... Elements>
 ReusedElements(Context*, bool, google::protobuf::RepeatedPtrField<Elements>*...)
     -> ReusedElements<sizeof...(Elements)>;
 
+// --- Map entries ---------------------------------------------------------------------------------
+
+// The value of `key` in `map` (a map field's Map), inserted if new (*existed = false). A string
+// key is passed as its bytes [key, key_end). Out of line: the parser's frame, which every nesting
+// level repeats, then holds none of a map operation's temporaries (a std::string key, the hash
+// table's state).
+template <typename Map>
+ABSL_ATTRIBUTE_NOINLINE typename Map::mapped_type* MapEntryValue(
+    Map* map, const typename Map::key_type& key, bool* existed) {
+  const size_t entries = map->size();
+  typename Map::mapped_type* value = &(*map)[key];
+  *existed = map->size() == entries;
+  return value;
+}
+template <typename Map>
+ABSL_ATTRIBUTE_NOINLINE typename Map::mapped_type* MapEntryValue(Map* map, const char* key,
+                                                                 const char* key_end,
+                                                                 bool* existed) {
+  return MapEntryValue(map, typename Map::key_type(key, key_end), existed);
+}
+
 // --- Handing a field to upstream -----------------------------------------------------------------
 
 // Hands the field whose tag starts at `field` to upstream protobuf's parser, merging it into
