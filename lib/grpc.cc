@@ -61,14 +61,15 @@ struct RequestTypeBlock {
 ABSL_CONST_INIT RequestTypeBlock g_types;
 std::mutex g_register_mutex;
 
-// --- The wiring check -----------------------------------------------------------------------------
+// --- The wiring check
+// -----------------------------------------------------------------------------
 
 // Where each PBACCEL_GRPC_USE_FOR line was seen (NoteSwitchSeen), and what the check has reported.
 // Function-local, so that other files' static initializers can note lines before this file's run.
 struct Wiring {
   std::mutex mutex;
   std::vector<std::pair<const std::type_info*, std::string>> seen;  // (type, translation unit)
-  bool file_unknown = false;        // A translation unit without __BASE_FILE__: no check.
+  bool file_unknown = false;         // A translation unit without __BASE_FILE__: no check.
   std::vector<std::string> unwired;  // Reported lines, each once.
 };
 Wiring& GetWiring() {
@@ -97,7 +98,8 @@ void CheckWiring(const std::vector<std::string>& services) {
   std::lock_guard<std::mutex> lock(wiring.mutex);
   if (wiring.file_unknown) return;
   for (const std::string& name : services) {
-    const pb::ServiceDescriptor* service = pb::DescriptorPool::generated_pool()->FindServiceByName(name);
+    const pb::ServiceDescriptor* service =
+        pb::DescriptorPool::generated_pool()->FindServiceByName(name);
     if (service == nullptr) continue;  // A LITE_RUNTIME service, or a generic one.
     std::string generated(service->file()->name());
     if (absl::EndsWith(generated, ".proto")) generated.resize(generated.size() - 6);
@@ -110,11 +112,10 @@ void CheckWiring(const std::vector<std::string>& services) {
       const std::type_info& type = typeid(*prototype);
       if (grpc_internal::FindRequestType(type) == nullptr) continue;  // Not switched on.
       if (SeenIn(wiring, type, generated)) continue;
-      std::string line = absl::StrCat("/", std::string(service->full_name()), "/",
-                                      std::string(method->name()), ": ",
-                                      std::string(method->input_type()->full_name()),
-                                      " reaches gRPC's own parser (", generated,
-                                      " did not see PBACCEL_GRPC_USE_FOR)");
+      std::string line = absl::StrCat(
+          "/", std::string(service->full_name()), "/", std::string(method->name()), ": ",
+          std::string(method->input_type()->full_name()), " reaches gRPC's own parser (", generated,
+          " did not see PBACCEL_GRPC_USE_FOR)");
       bool reported = false;
       for (const std::string& r : wiring.unwired) reported = reported || r == line;
       if (reported) continue;

@@ -106,9 +106,9 @@ std::string DescribeRejection(const char* p, const char* end, const Message& msg
 class Parser {
  public:
   // `enter_every_submessage`: enter every submessage field (singular or repeated, and maps of
-  // messages entry by entry; not other maps or groups), whatever its size and whether its type has anything to accelerate, so that upstream
-  // is never handed a submessage to recurse into (MergeIteratively); else only those worth
-  // leaving upstream's parser for.
+  // messages entry by entry; not other maps or groups), whatever its size and whether its type has
+  // anything to accelerate, so that upstream is never handed a submessage to recurse into
+  // (MergeIteratively); else only those worth leaving upstream's parser for.
   Parser(const char* origin, bool enter_every_submessage)
       : origin_(origin), enter_every_submessage_(enter_every_submessage) {}
 

@@ -50,9 +50,10 @@ TEST(GrpcWiringTest, AnUnwiredSwitchIsReportedOncePerMethodWhenAServerStarts) {
   ASSERT_NE(first, nullptr);
   const std::string why =
       " reaches gRPC's own parser (tests/grpc_unwired.grpc.pb.cc did not see PBACCEL_GRPC_USE_FOR)";
-  EXPECT_THAT(GrpcUnwiredMethods(),
-              ElementsAre("/pbaccel.unwired.SumService/Sum: pbaccel.unwired.SumRequest" + why,
-                          "/pbaccel.unwired.SumService/SumStream: pbaccel.unwired.SumRequest" + why));
+  EXPECT_THAT(
+      GrpcUnwiredMethods(),
+      ElementsAre("/pbaccel.unwired.SumService/Sum: pbaccel.unwired.SumRequest" + why,
+                  "/pbaccel.unwired.SumService/SumStream: pbaccel.unwired.SumRequest" + why));
   EXPECT_EQ(Count(first_stderr, "pbaccel: /pbaccel.unwired.SumService/Sum:"), 1) << first_stderr;
   EXPECT_EQ(Count(first_stderr, "pbaccel: /pbaccel.unwired.SumService/SumStream:"), 1);
   EXPECT_THAT(first_stderr, HasSubstr("additional_header_includes"));

@@ -81,7 +81,7 @@ test3::Maps3 EveryKind(int nesting) {
   (*m.mutable_flags())[true] = false;
   (*m.mutable_flags())[false] = true;
   (*m.mutable_opens())[99] = static_cast<test3::Open>(77);  // Open: kept as a number.
-  (*m.mutable_levels())[""];                                 // An empty message value.
+  (*m.mutable_levels())[""];                                // An empty message value.
   if (nesting > 0) (*m.mutable_nested())[nesting] = EveryKind(nesting - 1);
   return m;
 }
@@ -188,7 +188,8 @@ TEST_P(MapFieldsTest, EveryOtherShapeGoesToUpstreamAndAgrees) {
 std::string NestedThroughMaps(int levels) {
   std::string inner = Field(1, 2, Delimited(Field(1, 0, Varint(1)) + Field(2, 0, Varint(2))));
   for (int i = 0; i < levels; ++i) {
-    inner = Entry(18, Field(1, 0, Varint(static_cast<uint64_t>(i))) + Field(2, 2, Delimited(inner)));
+    inner =
+        Entry(18, Field(1, 0, Varint(static_cast<uint64_t>(i))) + Field(2, 2, Delimited(inner)));
   }
   return inner;
 }

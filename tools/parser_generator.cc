@@ -553,20 +553,22 @@ class MessageWriter {
               {"key_tag", std::to_string(ValueTag(key))},
               {"value_tag", std::to_string(ValueTag(value))}};
     SetCase(f, ValueTag(f), &vars);
-    PrintCase(out, vars,
-              "case $tag$: {  // $decl$\n$label$"
-              "  const char* payload_end;\n"
-              "  const char* payload = ReadLength(p, end, &payload_end);\n"
-              "  if (payload == nullptr || payload == payload_end || *payload != $key_tag$) break;\n");
+    PrintCase(
+        out, vars,
+        "case $tag$: {  // $decl$\n$label$"
+        "  const char* payload_end;\n"
+        "  const char* payload = ReadLength(p, end, &payload_end);\n"
+        "  if (payload == nullptr || payload == payload_end || *payload != $key_tag$) break;\n");
     // The key, from payload + 1 to key_end, followed by the value's tag.
     std::string key_expr;
     if (key->cpp_type() == FieldDescriptor::CPPTYPE_STRING) {
       vars["check"] = compat::RequiresUtf8Validation(key) ? " || !ValidUtf8(key, key_end)" : "";
-      out->Print(vars,
-                 "  const char* key_end;\n"
-                 "  const char* key = ReadLength(payload + 1, payload_end, &key_end);\n"
-                 "  if (key == nullptr || key_end == payload_end || *key_end != $value_tag$$check$) "
-                 "break;\n");
+      out->Print(
+          vars,
+          "  const char* key_end;\n"
+          "  const char* key = ReadLength(payload + 1, payload_end, &key_end);\n"
+          "  if (key == nullptr || key_end == payload_end || *key_end != $value_tag$$check$) "
+          "break;\n");
       key_expr = "key, key_end";
     } else if (const char* type = FixedType(key)) {
       vars["size"] = std::to_string(FixedSize(key));
@@ -587,23 +589,24 @@ class MessageWriter {
     vars["key"] = key_expr;  // MapEntryValue's key arguments.
     if (message_value) {
       vars["sub_class"] = cpp::QualifiedClassName(value->message_type());
-      PrintCase(out, vars,
-                "  const char* value_end;\n"
-                "  const char* value = ReadLength(key_end + 1, payload_end, &value_end);\n"
-                "  if (value == nullptr || value_end != payload_end) break;\n"
-                "  if (!ctx->EnterSubmessage() || !ctx->EnterSubmessage()) {  // The entry, the value.\n"
-                "    return NestedTooDeep(field, $number$, *msg, ctx);\n"
-                "  }\n"
-                "  bool old;  // A key seen before: a new value.\n"
-                "  $sub_class$* sub = MapEntryValue(msg->mutable_$field$(), $key$, &old);\n"
-                "  p = ctx->Shallow() ? MergeFields(value, value_end, sub, ctx, old)\n"
-                "                     : MergeDeep(field, $number$, *msg, value, value_end, sub, "
-                "ctx, old);\n"
-                "  if (p == nullptr) return nullptr;\n"
-                "  ctx->LeaveSubmessage();\n"
-                "  ctx->LeaveSubmessage();\n"
-                "$next$  continue;\n"
-                "}\n");
+      PrintCase(
+          out, vars,
+          "  const char* value_end;\n"
+          "  const char* value = ReadLength(key_end + 1, payload_end, &value_end);\n"
+          "  if (value == nullptr || value_end != payload_end) break;\n"
+          "  if (!ctx->EnterSubmessage() || !ctx->EnterSubmessage()) {  // The entry, the value.\n"
+          "    return NestedTooDeep(field, $number$, *msg, ctx);\n"
+          "  }\n"
+          "  bool old;  // A key seen before: a new value.\n"
+          "  $sub_class$* sub = MapEntryValue(msg->mutable_$field$(), $key$, &old);\n"
+          "  p = ctx->Shallow() ? MergeFields(value, value_end, sub, ctx, old)\n"
+          "                     : MergeDeep(field, $number$, *msg, value, value_end, sub, "
+          "ctx, old);\n"
+          "  if (p == nullptr) return nullptr;\n"
+          "  ctx->LeaveSubmessage();\n"
+          "  ctx->LeaveSubmessage();\n"
+          "$next$  continue;\n"
+          "}\n");
       return;
     }
     // A scalar or string value, from key_end + 1 to payload_end, stored through the pointer that
@@ -680,10 +683,10 @@ class MessageWriter {
   }
 
   static std::string DeclarationOf(const FieldDescriptor* f) {
-    const std::string type =
-        f->is_map() ? "map<" + TypeNameOf(f->message_type()->map_key()) + ", " +
-                          TypeNameOf(f->message_type()->map_value()) + ">"
-                    : (f->is_repeated() ? "repeated " : "") + TypeNameOf(f);
+    const std::string type = f->is_map()
+                                 ? "map<" + TypeNameOf(f->message_type()->map_key()) + ", " +
+                                       TypeNameOf(f->message_type()->map_value()) + ">"
+                                 : (f->is_repeated() ? "repeated " : "") + TypeNameOf(f);
     return type + " " + std::string(f->name()) + " = " + std::to_string(f->number());
   }
 

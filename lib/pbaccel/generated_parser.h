@@ -15,9 +15,9 @@
 // (scalars, strings, packed and unpacked repeated fields, submessages with a generated parser of
 // their own, map entries as serializers write them) it parses inline with the helpers below.
 // Everything else - unknown fields, extensions, groups, other shapes of map entries, a closed
-// enum's unknown value, a wrong wire type, and every malformed byte - goes to Delegate(), which hands that one field to upstream protobuf's own parser. So upstream decides
-// every case the generated code does not handle, and accepts or rejects exactly what
-// ParseFromString would.
+// enum's unknown value, a wrong wire type, and every malformed byte - goes to Delegate(), which
+// hands that one field to upstream protobuf's own parser. So upstream decides every case the
+// generated code does not handle, and accepts or rejects exactly what ParseFromString would.
 //
 // The user-facing functions (ParseMessage and friends for T) come from
 // PBACCEL_GENERATED_PARSER_OVERLOADS(T), which each generated header expands once per type.
@@ -150,7 +150,7 @@ class Context {
   const google::protobuf::MessageLite* msg_ = nullptr;
   const char* at_ = nullptr;
   absl::Status deep_status_;
-  ReuseSlotStack* reuse_slots_ = nullptr;  // This thread's, from the first PushReuseSlots.
+  ReuseSlotStack* reuse_slots_ = nullptr;   // This thread's, from the first PushReuseSlots.
   ReuseSlot* reuse_slots_start_ = nullptr;  // Where this Context's slots begin.
 };
 
@@ -569,8 +569,9 @@ ReusedElements(Context*, bool, google::protobuf::RepeatedPtrField<Elements>*...)
 // level repeats, then holds none of a map operation's temporaries (a std::string key, the hash
 // table's state).
 template <typename Map>
-ABSL_ATTRIBUTE_NOINLINE typename Map::mapped_type* MapEntryValue(
-    Map* map, const typename Map::key_type& key, bool* existed) {
+ABSL_ATTRIBUTE_NOINLINE typename Map::mapped_type* MapEntryValue(Map* map,
+                                                                 const typename Map::key_type& key,
+                                                                 bool* existed) {
   const size_t entries = map->size();
   typename Map::mapped_type* value = &(*map)[key];
   *existed = map->size() == entries;

@@ -45,12 +45,12 @@
 // unit that sees it (its main source file, __BASE_FILE__); when a server starts
 // (grpc::ServerBuilder::BuildAndStart, through a ServerBuilderPlugin that //lib:grpc adds), each of
 // its services found in the generated descriptor pool is checked: a method whose request type is a
-// PBACCEL_GRPC_USE_FOR type but whose generated handlers (the service's .grpc.pb.cc, named after its
-// .proto file) were compiled without seeing that line gets gRPC's own parser, and is printed once to
-// stderr and listed by GrpcUnwiredMethods(). Not checked: LITE_RUNTIME services (they have no
-// descriptors) and compilers without __BASE_FILE__ (GCC and Clang have it). PBACCEL_GRPC_CHECK=off
-// in the environment turns the check off (for a build that compiles generated code under other
-// file names, such as a unity build).
+// PBACCEL_GRPC_USE_FOR type but whose generated handlers (the service's .grpc.pb.cc, named after
+// its .proto file) were compiled without seeing that line gets gRPC's own parser, and is printed
+// once to stderr and listed by GrpcUnwiredMethods(). Not checked: LITE_RUNTIME services (they have
+// no descriptors) and compilers without __BASE_FILE__ (GCC and Clang have it).
+// PBACCEL_GRPC_CHECK=off in the environment turns the check off (for a build that compiles
+// generated code under other file names, such as a unity build).
 //
 // At run time: SetGrpcSwitch(false), or PBACCEL_GRPC=off in the environment at startup, sends
 // every request back to gRPC's own path (a kill switch needing no rebuild), and
