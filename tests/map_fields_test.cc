@@ -62,11 +62,11 @@ test3::Maps3 EveryKind(int nesting) {
   test3::Maps3 m;
   for (int i = -2; i < 3; ++i) {
     (*m.mutable_i32())[i * 1000000] = -i;
-    (*m.mutable_i64())[int64_t{i} << 40] = i;
+    (*m.mutable_i64())[int64_t{i} * (int64_t{1} << 40)] = i;
     (*m.mutable_u32())[static_cast<uint32_t>(i + 2) * 300] = 7;
     (*m.mutable_u64())[uint64_t{1} << (40 + i)] = 0;
     (*m.mutable_s32())[-i] = i * 99;
-    (*m.mutable_s64())[int64_t{-i} << 33] = -1;
+    (*m.mutable_s64())[int64_t{-i} * (int64_t{1} << 33)] = -1;
     (*m.mutable_f32())[static_cast<uint32_t>(i + 5)] = 0xdeadbeef;
     (*m.mutable_f64())[static_cast<uint64_t>(i) << 50] = 1;
     (*m.mutable_sf32())[-i] = i;
