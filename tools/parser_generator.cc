@@ -93,22 +93,27 @@ std::vector<const Descriptor*> MessagesOf(const FileDescriptor* file) {
 
 // How the generated code handles a field's varint value `v`.
 struct VarintKind {
-  const char* value;   // The expression for the accessor, in terms of v ($enum$ for enums).
+  std::string value;  // The expression for the accessor, in terms of the varint ($enum$ for enums).
   const char* packed;  // The runtime's packed parser.
 };
 
-VarintKind VarintKindOf(const FieldDescriptor* f) {
+// `f`'s kind; its value expression reads the uint64_t varint named `var`. An empty value: `f` is
+// not a varint field.
+VarintKind VarintKindOf(const FieldDescriptor* f, const std::string& var = "v") {
   switch (f->type()) {
-    case FieldDescriptor::TYPE_INT32: return {"static_cast<int32_t>(v)", "ParsePackedInt32"};
-    case FieldDescriptor::TYPE_INT64: return {"static_cast<int64_t>(v)", "ParsePackedInt64"};
-    case FieldDescriptor::TYPE_UINT32: return {"static_cast<uint32_t>(v)", "ParsePackedUInt32"};
-    case FieldDescriptor::TYPE_UINT64: return {"v", "ParsePackedUInt64"};
-    case FieldDescriptor::TYPE_SINT32: return {"ZigZag32(v)", "ParsePackedSInt32"};
-    case FieldDescriptor::TYPE_SINT64: return {"ZigZag64(v)", "ParsePackedSInt64"};
-    case FieldDescriptor::TYPE_BOOL: return {"v != 0", "ParsePackedBool"};
+    case FieldDescriptor::TYPE_INT32:
+      return {"static_cast<int32_t>(" + var + ")", "ParsePackedInt32"};
+    case FieldDescriptor::TYPE_INT64:
+      return {"static_cast<int64_t>(" + var + ")", "ParsePackedInt64"};
+    case FieldDescriptor::TYPE_UINT32:
+      return {"static_cast<uint32_t>(" + var + ")", "ParsePackedUInt32"};
+    case FieldDescriptor::TYPE_UINT64: return {var, "ParsePackedUInt64"};
+    case FieldDescriptor::TYPE_SINT32: return {"ZigZag32(" + var + ")", "ParsePackedSInt32"};
+    case FieldDescriptor::TYPE_SINT64: return {"ZigZag64(" + var + ")", "ParsePackedSInt64"};
+    case FieldDescriptor::TYPE_BOOL: return {var + " != 0", "ParsePackedBool"};
     case FieldDescriptor::TYPE_ENUM:
-      return {"static_cast<$enum$>(static_cast<int32_t>(v))", "ParsePackedEnum"};
-    default: return {nullptr, nullptr};
+      return {"static_cast<$enum$>(static_cast<int32_t>(" + var + "))", "ParsePackedEnum"};
+    default: return {"", nullptr};
   }
 }
 
@@ -449,7 +454,7 @@ class MessageWriter {
       return;
     }
     const VarintKind kind = VarintKindOf(f);
-    if (kind.value == nullptr) return;
+    if (kind.value.empty()) return;
     // A closed enum's unknown value goes to the unknown fields: upstream's business. Closed as
     // upstream's C++ runtime decides (compat::IsClosedEnumField: a proto2 field of any enum, an
     // editions field of an enum_type = CLOSED enum or with legacy_closed_enum).
@@ -482,6 +487,15 @@ class MessageWriter {
   // pbaccel_cc_parser target's) if one is linked into the program, looked up once in the registry
   // of full-runtime types, else the field is handed to upstream. Another file's LITE_RUNTIME types
   // are not registered: always upstream's (no case).
+  // A submessage `sub`'s payload [$from$, $to$) parsed by $merge$ (MergeDeep deeper than
+  // kGeneratedNestingLevels, generated_parser.h), `$old$` its reuse flag. On success the parse
+  // returns $to$: nothing of this level's but the loop's own state stays live across the call
+  // (Context::EnterSubmessage).
+  static constexpr const char* kParseSubmessage =
+      "  p = ctx->Shallow() ? $merge$($from$, $to$, sub, ctx, $old$)\n"
+      "                     : MergeDeep(field, $number$, *msg, $from$, $to$, sub, ctx, $old$);\n"
+      "  if (p == nullptr) return nullptr;\n";
+
   void WriteMessage(const FieldDescriptor* f, Vars vars, Printer* out) const {
     const bool here = generated_.count(f->message_type()) != 0;
     if (!here && IsLite(f->message_type()->file())) return;
@@ -519,17 +533,13 @@ class MessageWriter {
                                         : "  auto* sub = msg->mutable_$field$();\n");
       vars["old"] = "false";
     }
+    vars["from"] = "payload";
+    vars["to"] = "payload_end";
     PrintCase(out, vars,
-              // On success the submessage's parse returns payload_end: nothing of this level's but
-              // the loop's own state stays live across the call (Context::EnterSubmessage). Deeper
-              // than kGeneratedNestingLevels, MergeDeep (generated_parser.h).
-              "  p = ctx->Shallow() ? $merge$(payload, payload_end, sub, ctx, $old$)\n"
-              "                     : MergeDeep(field, $number$, *msg, payload, payload_end, sub, "
-              "ctx, $old$);\n"
-              "  if (p == nullptr) return nullptr;\n"
-              "  ctx->LeaveSubmessage();\n"
-              "$next$  continue;\n"
-              "}\n");
+              std::string(kParseSubmessage) +
+                  "  ctx->LeaveSubmessage();\n"
+                  "$next$  continue;\n"
+                  "}\n");
   }
 
   // A map field's entries in the shape serializers write (the key, field 1, then the value, field
@@ -583,34 +593,34 @@ class MessageWriter {
                  "  const char* key_end = ReadVarint(payload + 1, payload_end, &k);\n"
                  "  if (key_end == nullptr || key_end == payload_end || *key_end != $value_tag$) "
                  "break;\n");
-      key_expr = VarintKindOf(key).value;
-      key_expr.replace(key_expr.find('v'), 1, "k");  // The expressions name their value v once.
+      key_expr = VarintKindOf(key, "k").value;
     }
     vars["key"] = key_expr;  // MapEntryValue's key arguments.
     if (message_value) {
       vars["sub_class"] = cpp::QualifiedClassName(value->message_type());
-      PrintCase(
-          out, vars,
-          "  const char* value_end;\n"
-          "  const char* value = ReadLength(key_end + 1, payload_end, &value_end);\n"
-          "  if (value == nullptr || value_end != payload_end) break;\n"
-          "  if (!ctx->EnterSubmessage() || !ctx->EnterSubmessage()) {  // The entry, the value.\n"
-          "    return NestedTooDeep(field, $number$, *msg, ctx);\n"
-          "  }\n"
-          "  bool old;  // A key seen before: a new value.\n"
-          "  $sub_class$* sub = MapEntryValue(msg->mutable_$field$(), $key$, &old);\n"
-          "  p = ctx->Shallow() ? MergeFields(value, value_end, sub, ctx, old)\n"
-          "                     : MergeDeep(field, $number$, *msg, value, value_end, sub, "
-          "ctx, old);\n"
-          "  if (p == nullptr) return nullptr;\n"
-          "  ctx->LeaveSubmessage();\n"
-          "  ctx->LeaveSubmessage();\n"
-          "$next$  continue;\n"
-          "}\n");
+      vars["merge"] = "MergeFields";
+      vars["from"] = "value";
+      vars["to"] = "value_end";
+      vars["old"] = "old";
+      PrintCase(out, vars,
+                "  const char* value_end;\n"
+                "  const char* value = ReadLength(key_end + 1, payload_end, &value_end);\n"
+                "  if (value == nullptr || value_end != payload_end) break;\n"
+                "  if (!ctx->EnterSubmessage() || !ctx->EnterSubmessage()) {  // The entry, the "
+                "value.\n"
+                "    return NestedTooDeep(field, $number$, *msg, ctx);\n"
+                "  }\n"
+                "  bool old;  // A key seen before: a new value.\n"
+                "  $sub_class$* sub = MapEntryValue(msg->mutable_$field$(), $key$, &old);\n" +
+                    std::string(kParseSubmessage) +
+                    "  ctx->LeaveSubmessage();\n"
+                    "  ctx->LeaveSubmessage();\n"
+                    "$next$  continue;\n"
+                    "}\n");
       return;
     }
     // A scalar or string value, from key_end + 1 to payload_end, stored through the pointer that
-    // MapEntryValue returns: $store$ is what follows it.
+    // MapEntryValue returns: $deref$ goes before the call, $store$ after it.
     if (value->cpp_type() == FieldDescriptor::CPPTYPE_STRING) {
       vars["check"] =
           compat::RequiresUtf8Validation(value) ? " || !ValidUtf8(value, value_end)" : "";
@@ -618,11 +628,13 @@ class MessageWriter {
                  "  const char* value_end;\n"
                  "  const char* value = ReadLength(key_end + 1, payload_end, &value_end);\n"
                  "  if (value == nullptr || value_end != payload_end$check$) break;\n");
+      vars["deref"] = "";
       vars["store"] = "->assign(value, static_cast<size_t>(value_end - value))";
     } else if (const char* type = FixedType(value)) {
       vars["size"] = std::to_string(FixedSize(value));
       out->Print(vars, "  if (payload_end - key_end != 1 + $size$) break;\n");
-      vars["store"] = std::string("[0] = LoadFixed<") + type + ">(key_end + 1)";
+      vars["deref"] = "*";
+      vars["store"] = std::string(" = LoadFixed<") + type + ">(key_end + 1)";
     } else {
       out->Print(vars,
                  "  uint64_t v;\n"
@@ -631,12 +643,12 @@ class MessageWriter {
       if (const size_t at = expr.find("$enum$"); at != std::string::npos) {
         expr.replace(at, 6, cpp::QualifiedClassName(value->enum_type()));
       }
-      vars["store"] = "[0] = " + expr;
+      vars["deref"] = "*";
+      vars["store"] = " = " + expr;
     }
     PrintCase(out, vars,
               "  if (ctx->budget() <= 0) return NestedTooDeep(field, $number$, *msg, ctx);\n"
-              "  bool old;\n"
-              "  MapEntryValue(msg->mutable_$field$(), $key$, &old)$store$;\n"
+              "  $deref$MapEntryValue(msg->mutable_$field$(), $key$)$store$;\n"
               "  p = payload_end;\n"
               "$next$  continue;\n"
               "}\n");

@@ -564,23 +564,23 @@ ReusedElements(Context*, bool, google::protobuf::RepeatedPtrField<Elements>*...)
 
 // --- Map entries ---------------------------------------------------------------------------------
 
-// The value of `key` in `map` (a map field's Map), inserted if new (*existed = false). A string
-// key is passed as its bytes [key, key_end). Out of line: the parser's frame, which every nesting
-// level repeats, then holds none of a map operation's temporaries (a std::string key, the hash
-// table's state).
+// The value of `key` in `map` (a map field's Map), inserted if new (then *existed = false, where
+// the caller asks). A string key is passed as its bytes [key, key_end). Out of line: the parser's
+// frame, which every nesting level repeats, then holds none of a map operation's temporaries (a
+// std::string key, the hash table's state).
 template <typename Map>
 ABSL_ATTRIBUTE_NOINLINE typename Map::mapped_type* MapEntryValue(Map* map,
                                                                  const typename Map::key_type& key,
-                                                                 bool* existed) {
+                                                                 bool* existed = nullptr) {
   const size_t entries = map->size();
   typename Map::mapped_type* value = &(*map)[key];
-  *existed = map->size() == entries;
+  if (existed != nullptr) *existed = map->size() == entries;
   return value;
 }
 template <typename Map>
 ABSL_ATTRIBUTE_NOINLINE typename Map::mapped_type* MapEntryValue(Map* map, const char* key,
                                                                  const char* key_end,
-                                                                 bool* existed) {
+                                                                 bool* existed = nullptr) {
   return MapEntryValue(map, typename Map::key_type(key, key_end), existed);
 }
 
