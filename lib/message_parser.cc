@@ -288,9 +288,27 @@ class Parser {
       default: return absl::InternalError("pbaccel: unexpected packed format");
     }
     if (s.ok()) return s;
+    return PackedRejected(a, payload, s);
+  }
+
+  // The failures' messages, out of line: the walk's frames, live while upstream parses below
+  // them, hold none of their temporaries.
+  ABSL_ATTRIBUTE_NOINLINE absl::Status PackedRejected(const FieldAction& a,
+                                                      absl::string_view payload,
+                                                      const absl::Status& s) const {
     return absl::InvalidArgumentError(absl::StrCat("field ", a.field->full_name(),
                                                    " (packed, payload at byte offset ",
                                                    payload.data() - origin_, "): ", s.message()));
+  }
+  ABSL_ATTRIBUTE_NOINLINE static absl::Status TooManyElements(const FieldAction& a) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("field ", a.field->full_name(), ": too many elements"));
+  }
+  ABSL_ATTRIBUTE_NOINLINE absl::Status UpstreamRejected(const char* p, const char* end,
+                                                        const Message& msg, int budget) const {
+    return absl::InvalidArgumentError(
+        absl::StrCat("malformed ", msg.GetDescriptor()->full_name(), ": ",
+                     DescribeRejection(p, end, msg, budget, origin_)));
   }
 
   template <int kSize>
@@ -315,18 +333,14 @@ class Parser {
       case FieldDescriptor::CPPTYPE_UINT64: ok = append(Field<uint64_t>(msg, r, a.field)); break;
       default: break;
     }
-    return ok ? absl::OkStatus()
-              : absl::ResourceExhaustedError(
-                    absl::StrCat("field ", a.field->full_name(), ": too many elements"));
+    return ok ? absl::OkStatus() : TooManyElements(a);
   }
 
   // Upstream protobuf parses [p, end) into msg, with `budget` nesting levels.
   ABSL_ATTRIBUTE_NOINLINE absl::Status Upstream(const char* p, const char* end, Message* msg,
                                                 int budget) {
     if (internal::MergeWithUpstream(p, end, msg, budget)) return absl::OkStatus();
-    return absl::InvalidArgumentError(
-        absl::StrCat("malformed ", msg->GetDescriptor()->full_name(), ": ",
-                     DescribeRejection(p, end, *msg, budget, origin_)));
+    return UpstreamRejected(p, end, *msg, budget);
   }
 
   const char* origin_;
@@ -336,6 +350,9 @@ class Parser {
 // `clear`: start from an empty message (Parse*) instead of merging (Merge*). `use_generated`: a
 // linked generated parser for msg's type takes the whole parse. `budget`: the nesting levels left
 // (below kDefaultBudget only for a piece of a stream's submessage, merged partially).
+absl::Status ParseWithoutGeneratedParser(absl::string_view bytes, Message* msg, bool clear,
+                                         bool check_required, int budget);
+
 absl::Status ParseWhole(absl::string_view bytes, Message* msg, bool clear, bool check_required,
                         bool use_generated, int budget = kDefaultBudget) {
   if (use_generated) {
@@ -346,6 +363,14 @@ absl::Status ParseWhole(absl::string_view bytes, Message* msg, bool clear, bool 
       return gen::Run(bytes, msg, mode, merge, budget);
     }
   }
+  return ParseWithoutGeneratedParser(bytes, msg, clear, check_required, budget);
+}
+
+// The walk (or upstream's parser alone, for a type with nothing to accelerate). Out of line: a
+// generated parser runs under ParseWhole's frame, which holds none of this one's state.
+ABSL_ATTRIBUTE_NOINLINE absl::Status ParseWithoutGeneratedParser(absl::string_view bytes,
+                                                                 Message* msg, bool clear,
+                                                                 bool check_required, int budget) {
   // Small messages skip even the plan lookup.
   const MessagePlan* plan = nullptr;
   std::optional<internal::PlanCache> plans_for_this_parse;  // A type outside the generated pool.
@@ -396,11 +421,11 @@ absl::Status ParseWhole(absl::string_view bytes, Message* msg, bool clear, bool 
 // Inputs over 2 GiB (which upstream's ParseFromString takes, and which neither the field walk nor
 // upstream's bounded readers take whole): merged a piece at a time (internal::ForEachPiece), with
 // the required-field check at the end.
-absl::Status ParseImpl(absl::string_view bytes, Message* msg, bool clear, bool check_required,
-                       bool use_generated = true) {
-  if (bytes.size() <= static_cast<size_t>(INT_MAX)) {
-    return ParseWhole(bytes, msg, clear, check_required, use_generated);
-  }
+// Out of line: the parse of nearly every input runs under ParseImpl's frame, which then holds none
+// of this one's state.
+ABSL_ATTRIBUTE_NOINLINE absl::Status ParseInPieces(absl::string_view bytes, Message* msg,
+                                                   bool clear, bool check_required,
+                                                   bool use_generated) {
   if (clear) msg->Clear();
   absl::Status s;
   internal::ForEachPiece(
@@ -415,6 +440,14 @@ absl::Status ParseImpl(absl::string_view bytes, Message* msg, bool clear, bool c
                                                  : absl::OkStatus();
 }
 
+absl::Status ParseImpl(absl::string_view bytes, Message* msg, bool clear, bool check_required,
+                       bool use_generated = true) {
+  if (bytes.size() <= static_cast<size_t>(INT_MAX)) {
+    return ParseWhole(bytes, msg, clear, check_required, use_generated);
+  }
+  return ParseInPieces(bytes, msg, clear, check_required, use_generated);
+}
+
 }  // namespace
 
 namespace internal {
@@ -424,13 +457,26 @@ absl::Status MergePiece(absl::string_view bytes, Message* msg, int budget) {
                     /*use_generated=*/true, budget);
 }
 
+namespace {
+
+// A type outside the generated pool: plans for this parse only. Out of line: MergeIteratively's
+// frame, under which the walk runs, holds no PlanCache.
+ABSL_ATTRIBUTE_NOINLINE absl::Status MergeIterativelyOutsidePool(const char* p, const char* end,
+                                                                 const char* origin, Message* msg,
+                                                                 int budget) {
+  PlanCache plans_for_this_parse;
+  Parser parser(origin, /*enter_every_submessage=*/true);
+  return parser.Merge(p, end, msg, plans_for_this_parse.Get(msg->GetDescriptor()), budget);
+}
+
+}  // namespace
+
 absl::Status MergeIteratively(const char* p, const char* end, const char* origin, Message* msg,
                               int budget) {
   const google::protobuf::Descriptor* d = msg->GetDescriptor();
-  std::optional<PlanCache> plans_for_this_parse;  // A type outside the generated pool.
-  const MessagePlan& plan = InGeneratedPool(d) ? PlanFor(d) : plans_for_this_parse.emplace().Get(d);
+  if (!InGeneratedPool(d)) return MergeIterativelyOutsidePool(p, end, origin, msg, budget);
   Parser parser(origin, /*enter_every_submessage=*/true);
-  return parser.Merge(p, end, msg, plan, budget);
+  return parser.Merge(p, end, msg, PlanFor(d), budget);
 }
 
 }  // namespace internal

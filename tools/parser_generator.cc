@@ -225,8 +225,15 @@ class MessageWriter {
         "    if (p == nullptr) return nullptr;\n");
     out_->Print("  }\n");
     if (!reusable.empty()) {
-      out_->Print("  reused.Finish(ctx$fields$);\n", "fields",
-                  MutableFieldList(reusable, "                "));
+      // The fields as a function of the message: the state of a message with many of them is on
+      // the slot stack, and they are then listed out of line (ReusedElements::Finish).
+      const std::string indent = "         ";
+      const std::string fields = MutableFieldList(reusable, indent, "m");
+      out_->Print(
+          "  reused.Finish(ctx, msg, [](auto* m, auto&& each) {\n"
+          "    each($fields$);\n"
+          "  });\n",
+          "fields", fields.substr(2 + indent.size()));
     }
     for (const FieldDescriptor* f : kept) {
       out_->Print(
@@ -329,10 +336,11 @@ class MessageWriter {
   // ",\n<indent>msg->mutable_a(),\n<indent>msg->mutable_b()...": the fields' arguments to
   // ReusedElements, one per line.
   static std::string MutableFieldList(const std::vector<const FieldDescriptor*>& fields,
-                                      const std::string& indent) {
+                                      const std::string& indent,
+                                      const std::string& object = "msg") {
     std::string list;
     for (const FieldDescriptor* f : fields) {
-      list += ",\n" + indent + "msg->mutable_" + cpp::FieldName(f) + "()";
+      list += ",\n" + indent + object + "->mutable_" + cpp::FieldName(f) + "()";
     }
     return list;
   }
@@ -406,9 +414,13 @@ class MessageWriter {
                                       ? StringStorageOf(f)
                                       : StringStorage::kString;
     if (storage != StringStorage::kString && storage != StringStorage::kView) return;
-    Vars vars{{"field", cpp::FieldName(f)},
-              {"decl", DeclarationOf(f)},
-              {"add_or_set", f->is_repeated() ? "add_" : "set_"}};
+    Vars vars{
+        {"field", cpp::FieldName(f)},
+        {"decl", DeclarationOf(f)},
+        // A repeated scalar is appended through AddValue (out of line where upstream's Add()
+        // carries a debug check: generated_parser.h).
+        {"add_or_set", f->is_repeated() ? "AddValue(msg->mutable_" + cpp::FieldName(f) + "(), "
+                                        : "msg->set_" + cpp::FieldName(f) + "("}};
     switch (f->cpp_type()) {
       case FieldDescriptor::CPPTYPE_MESSAGE: WriteMessage(f, vars, out); return;
       case FieldDescriptor::CPPTYPE_STRING: {
@@ -446,7 +458,7 @@ class MessageWriter {
       PrintCase(out, vars,
                 "case $tag$: {  // $decl$\n$label$"
                 "  if (end - p < $size$) break;\n"
-                "  msg->$add_or_set$$field$(LoadFixed<$type$>(p));\n"
+                "  $add_or_set$LoadFixed<$type$>(p));\n"
                 "  p += $size$;\n"
                 "$next$  continue;\n"
                 "}\n");
@@ -469,7 +481,7 @@ class MessageWriter {
               "case $tag$: {  // $decl$\n$label$"
               "  uint64_t v;\n"
               "  if ((p = ReadVarint(p, end, &v)) == nullptr$check$) break;\n");
-    out->Print(vars, (std::string("  msg->$add_or_set$$field$(") + kind.value + ");\n").c_str());
+    out->Print(vars, (std::string("  $add_or_set$") + kind.value + ");\n").c_str());
     PrintCase(out, vars,
               "$next$  continue;\n"
               "}\n");

@@ -57,8 +57,11 @@ namespace gen {
 // whose nesting costs no more stack (real messages nest a few levels: OSM blocks 3, vector tiles
 // and profiles 2). So however deep the input, and whatever the frames of a schema's MergeFields,
 // a parse's stack is at most this many of them plus MergeDeep's (reliability_test compares it with
-// upstream's at protobuf's recursion limit).
-inline constexpr int kGeneratedNestingLevels = 8;
+// upstream's at protobuf's recursion limit). MergeDeep starts with a fixed cost (its frames, and a
+// hand-over of each message's other fields to upstream's parser); this many levels, each smaller
+// than upstream's, leave room for it, so that at no depth does a parse take more stack than
+// upstream's (tests/stack_test.cc; docs/stack.md).
+inline constexpr int kGeneratedNestingLevels = 32;
 
 // One reusable repeated field's progress through its old elements (ReusedElements below): the
 // old elements' pointers, how many there are and how many have been handed out.
@@ -390,6 +393,34 @@ inline bool ParsePackedFixed(const char* p, const char* end,
   return true;
 }
 
+// --- Protobuf operations kept out of the parser's frame ------------------------------------------
+//
+// Some of upstream's inline container operations carry a debug check (GOOGLE_DCHECK, ABSL_DCHECK)
+// in builds without NDEBUG, such as -c fastbuild, where the parsers are still optimized
+// (tools/optimize.bzl): inlined into MergeFields, the check's LogMessage takes a slot in the frame
+// every nesting level repeats. These wrappers are called out of line there, and inline where
+// NDEBUG removes the checks.
+#if defined(NDEBUG)
+#define PBACCEL_GEN_CHECKED_OP inline
+#else
+#define PBACCEL_GEN_CHECKED_OP ABSL_ATTRIBUTE_NOINLINE
+#endif
+
+// Appends `value` to a repeated scalar (or enum) field: msg->add_x(value).
+template <typename T, typename V>
+PBACCEL_GEN_CHECKED_OP void AddValue(google::protobuf::RepeatedField<T>* field, V value) {
+  field->Add(static_cast<T>(value));
+}
+
+// Removes the last `n` elements of `field` (kept cleared for later Add()s).
+template <typename Element>
+PBACCEL_GEN_CHECKED_OP void RemoveLastElements(google::protobuf::RepeatedPtrField<Element>* field,
+                                               int n) {
+  for (; n > 0; --n) field->RemoveLast();
+}
+
+#undef PBACCEL_GEN_CHECKED_OP
+
 // --- Parsing in place of a message's contents ----------------------------------------------------
 //
 // A Parse (not Merge) into a message that holds an earlier message's contents (a server reusing
@@ -530,21 +561,33 @@ class ReusedElements {
     return Next<k>(field, &old);
   }
 
-  template <typename... Elements>
-  void Finish(Context* ctx, google::protobuf::RepeatedPtrField<Elements>*... fields) {
+  // `fields_of(msg, each)` calls each(fields...) with msg's fields in the constructor's order: a
+  // function of the message, not the fields themselves, so that where the state is on the slot
+  // stack they are listed out of line (FinishOnSlotStack) and the parser's frame, which every
+  // nesting level repeats, holds none of them.
+  template <typename Msg, typename FieldsOf>
+  void Finish(Context* ctx, Msg* msg, FieldsOf fields_of) {
     if constexpr (kInline) {
-      const ReuseSlot* slot = slots_.data();
-      (Drop(*slot++, fields), ...);
-    } else {
-      if (slots_ == nullptr) return;
-      const ReuseSlot* slot = slots_;
-      (Drop(*slot++, fields), ...);
-      ctx->PopReuseSlots(kFields);
+      fields_of(msg, [this](auto*... fields) { DropAll(slots_.data(), fields...); });
+    } else if (slots_ != nullptr) {
+      FinishOnSlotStack(ctx, slots_, msg, fields_of);
     }
   }
 
  private:
   static constexpr bool kInline = kFields <= kInlineReuseSlots;
+
+  template <typename Msg, typename FieldsOf>
+  ABSL_ATTRIBUTE_NOINLINE static void FinishOnSlotStack(Context* ctx, const ReuseSlot* slots,
+                                                        Msg* msg, FieldsOf fields_of) {
+    fields_of(msg, [slots](auto*... fields) { DropAll(slots, fields...); });
+    ctx->PopReuseSlots(kFields);
+  }
+  template <typename... Elements>
+  static void DropAll(const ReuseSlot* slot,
+                      google::protobuf::RepeatedPtrField<Elements>*... fields) {
+    (Drop(*slot++, fields), ...);
+  }
 
   template <typename Element>
   static ReuseSlot Start(bool reuse, google::protobuf::RepeatedPtrField<Element>* field) {
@@ -553,7 +596,9 @@ class ReusedElements {
   }
   template <typename Element>
   static void Drop(const ReuseSlot& slot, google::protobuf::RepeatedPtrField<Element>* field) {
-    for (int i = slot.used; i < slot.reusable; ++i) field->RemoveLast();
+    if (ABSL_PREDICT_FALSE(slot.used < slot.reusable)) {
+      RemoveLastElements(field, slot.reusable - slot.used);
+    }
   }
 
   std::conditional_t<kInline, std::array<ReuseSlot, kFields>, ReuseSlot*> slots_;
