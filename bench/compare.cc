@@ -42,14 +42,16 @@
 #include "bench/message_input.h"
 #include "bench/packed_input.h"
 #include "bench/realdata_bench.h"
-#include "bench/realdata_corpus.h"
 #include "bench/timing.h"
 #include "pbaccel/pbaccel.h"
 #include "streamvbyte.h"
+#include "testing/corpora/realdata_corpus.h"
 
 namespace pbaccel {
 namespace bench {
 namespace {
+
+using corpora::DefaultDataDir;
 
 struct Options {
   bool csv = false;
@@ -344,9 +346,9 @@ int Main(int argc, char** argv) {
     real.pprof = true;
     std::printf(
         "\n== Real data: OpenStreetMap PBF blocks, Mapbox vector tiles and pprof profiles "
-        "(bench/data), MB/s\n");
+        "(testing/data), MB/s\n");
     const absl::StatusOr<RealDataResult> result =
-        real.data_dir.empty() ? absl::NotFoundError("bench/data not found") : RunRealData(real);
+        real.data_dir.empty() ? absl::NotFoundError("testing/data not found") : RunRealData(real);
     if (!result.ok()) {
       std::fprintf(stderr, "compare: real data: %s\n",
                    std::string(result.status().message()).c_str());

@@ -10,7 +10,7 @@
 //     Per request: the server process's CPU time (clock_getcpuclockid: every thread of the
 //     server, gRPC's included) and the wall time (requests/s). Requests: `batch`, a
 //     msg_batch-shaped FeatureBatch (FeatureService.Score); `tiles`, the real vector tiles of
-//     bench/data (TileService.Summarize, vector_tile.Tile). The replies of the two servers are
+//     testing/data (TileService.Summarize, vector_tile.Tile). The replies of the two servers are
 //     compared first.
 //   * deserialize: grpc::SerializationTraits<grpc::protobuf::MessageLite>::Deserialize, the call
 //     every synchronous unary handler makes, on the same requests in this process, switch on
@@ -34,9 +34,7 @@
 #include <thread>
 #include <vector>
 
-#include "bench/realdata_corpus.h"
 #include "bench/timing.h"
-#include "examples/feature_requests.h"
 #include "examples/feature_service_impl.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/grpcpp.h"
@@ -44,10 +42,16 @@
 #include "pbaccel/cpu_features.h"
 #include "pbaccel/grpc.h"
 #include "pbaccel/kernels.h"
+#include "testing/corpora/feature_requests.h"
+#include "testing/corpora/realdata_corpus.h"
 
 namespace pbaccel {
 namespace bench {
 namespace {
+
+using corpora::Corpus;
+using corpora::DefaultDataDir;
+using corpora::LoadMvt;
 
 using examples::FeatureBatch;
 using examples::ScoreReply;
@@ -186,7 +190,7 @@ int Main(int argc, char** argv) {
     return 1;
   }
   const std::string dir = DefaultDataDir();
-  absl::StatusOr<Corpus> mvt = dir.empty() ? absl::NotFoundError("bench/data") : LoadMvt(dir);
+  absl::StatusOr<Corpus> mvt = dir.empty() ? absl::NotFoundError("testing/data") : LoadMvt(dir);
   if (!mvt.ok()) {
     std::fprintf(stderr, "grpc_bench: %s\n", std::string(mvt.status().message()).c_str());
     return 1;

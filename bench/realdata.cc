@@ -6,7 +6,7 @@
 //   ./bazelw run -c opt //bench:realdata              # a table
 //   ./bazelw run -c opt //bench:realdata -- --csv     #
 //   corpus,messages,bytes,implementation,mode,mb_per_s options: --data=DIR (default: the vendored
-//   bench/data), --reps=N (default 15), --pprof (also the pprof profiles under DIR/pprof: corpus
+//   testing/data), --reps=N (default 15), --pprof (also the pprof profiles under DIR/pprof: corpus
 //   pprof, message parsers only)
 //
 // Exits 1 if a corpus cannot be read or pbaccel's results differ from upstream's or protozero's.
@@ -19,12 +19,12 @@
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 #include "bench/realdata_bench.h"
-#include "bench/realdata_corpus.h"
+#include "testing/corpora/realdata_corpus.h"
 
 int main(int argc, char** argv) {
   using pbaccel::bench::RealDataOptions;
   RealDataOptions options;
-  options.data_dir = pbaccel::bench::DefaultDataDir();
+  options.data_dir = pbaccel::corpora::DefaultDataDir();
   bool csv = false;
   for (int i = 1; i < argc; ++i) {
     absl::string_view a = argv[i];
@@ -42,7 +42,8 @@ int main(int argc, char** argv) {
     }
   }
   if (options.data_dir.empty()) {
-    std::fprintf(stderr, "realdata: bench/data not found; run it with bazel run, or pass --data\n");
+    std::fprintf(stderr,
+                 "realdata: testing/data not found; run it with bazel run, or pass --data\n");
     return 1;
   }
   const auto result = pbaccel::bench::RunRealData(options);

@@ -8,8 +8,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "bench/realdata_corpus.h"
-#include "bench/realdata_views.h"
 #include "bench/timing.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/util/message_differencer.h"
@@ -19,10 +17,24 @@
 #include "proto/osmformat.pbaccel.h"
 #include "proto/profile.pbaccel.h"
 #include "proto/vector_tile.pbaccel.h"
+#include "testing/corpora/realdata_corpus.h"
+#include "testing/corpora/realdata_views.h"
 
 namespace pbaccel {
 namespace bench {
 namespace {
+
+using corpora::Corpus;
+using corpora::LoadMvt;
+using corpora::LoadOsm;
+using corpora::LoadPprof;
+using corpora::NamedView;
+using corpora::PbaccelOsmViews;
+using corpora::PbaccelTileViews;
+using corpora::ReadOsmBlockProtozero;
+using corpora::ReadTileProtozero;
+using corpora::ViewChecksum;
+using corpora::ViewFn;
 
 using google::protobuf::Message;
 

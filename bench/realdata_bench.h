@@ -31,7 +31,7 @@ namespace pbaccel {
 namespace bench {
 
 struct RealDataOptions {
-  std::string data_dir;  // Holds osm/ and mvt/, and pprof/ for `pprof` (bench/data/README.md).
+  std::string data_dir;  // Holds osm/ and mvt/, and pprof/ for `pprof` (testing/data/README.md).
   int reps = 15;         // Interleaved rounds.
   bool pprof = false;    // Also the pprof profiles (corpus "pprof"; message parsers only).
   double sample_ns = 20e6;

@@ -5,22 +5,37 @@
 # same way as kernels.bzl's _kernel_table_inc rule writes it.
 #
 #   pbaccel_read_kernel_table(<bzl file>)
-#     sets PBACCEL_KERNELS (names, in priority order) and, per kernel K, PBACCEL_KERNEL_<K>_FEATURES
-#     and PBACCEL_KERNEL_<K>_VETO; per feature F, PBACCEL_FEATURE_<F>_COPT and _ENUM.
+#     sets PBACCEL_KERNELS (names, in priority order) and, per kernel K, PBACCEL_KERNEL_<K>_ARCH,
+#     PBACCEL_KERNEL_<K>_FEATURES and PBACCEL_KERNEL_<K>_VETO; per feature F,
+#     PBACCEL_FEATURE_<F>_COPT and _ENUM; per architecture A, PBACCEL_ARCH_<A>_GUARD and
+#     PBACCEL_ARCH_<A>_PROCESSORS.
+#   pbaccel_kernel_builds(<kernel> <out var>)
+#     whether a kernel builds for CMAKE_SYSTEM_PROCESSOR (its architecture's, or "any").
 #   pbaccel_write_kernel_table_inc(<output file>)
 #     writes the registry's table (lib/kernel_registry.cc includes it as parsers/kernel_table.inc).
 
 function(pbaccel_read_kernel_table bzl)
   file(READ "${bzl}" text)
-  # CPU_FEATURES = { "name": struct(enum = "kX", copt = "-mX"), ... }
-  string(REGEX MATCHALL "\"[a-z0-9.]+\": struct\\(enum = \"[A-Za-z0-9]+\", copt = \"[-a-z0-9.]+\"\\)"
-         feature_rows "${text}")
+  # ARCHES = { "name": struct(config = "...", guard = "MACRO", cmake_processors = "regex"), ... }
+  string(REGEX MATCHALL "\"[a-z0-9_]+\": struct\\([^)]*guard = \"[A-Z0-9_]+\"[^)]*\\)" arch_rows
+               "${text}")
+  foreach(row IN LISTS arch_rows)
+    if(NOT row MATCHES "^\"([a-z0-9_]+)\":.*guard = \"([A-Z0-9_]+)\".*cmake_processors = \"([^\"]+)\"")
+      message(FATAL_ERROR "pbaccel: unreadable ARCHES entry in ${bzl}: ${row}")
+    endif()
+    set(PBACCEL_ARCH_${CMAKE_MATCH_1}_GUARD "${CMAKE_MATCH_2}" PARENT_SCOPE)
+    set(PBACCEL_ARCH_${CMAKE_MATCH_1}_PROCESSORS "${CMAKE_MATCH_3}" PARENT_SCOPE)
+    set(arch_${CMAKE_MATCH_1} TRUE)
+  endforeach()
+  # CPU_FEATURES = { "name": struct(arch = "a", enum = "kX", copt = "-mX"), ... }
+  set(feature_pattern
+      "\"([a-z0-9.]+)\": struct\\(arch = \"([a-z0-9_]+)\", enum = \"([A-Za-z0-9]+)\", copt = \"([-a-z0-9.+]+)\"\\)")
+  string(REGEX MATCHALL "${feature_pattern}" feature_rows "${text}")
   foreach(row IN LISTS feature_rows)
-    string(REGEX MATCH "^\"([a-z0-9.]+)\": struct\\(enum = \"([A-Za-z0-9]+)\", copt = \"([-a-z0-9.]+)\"\\)"
-           _ "${row}")
-    set(PBACCEL_FEATURE_${CMAKE_MATCH_1}_ENUM "${CMAKE_MATCH_2}" PARENT_SCOPE)
-    set(PBACCEL_FEATURE_${CMAKE_MATCH_1}_COPT "${CMAKE_MATCH_3}" PARENT_SCOPE)
-    set(feature_${CMAKE_MATCH_1} TRUE)
+    string(REGEX MATCH "^${feature_pattern}" _ "${row}")
+    set(PBACCEL_FEATURE_${CMAKE_MATCH_1}_ENUM "${CMAKE_MATCH_3}" PARENT_SCOPE)
+    set(PBACCEL_FEATURE_${CMAKE_MATCH_1}_COPT "${CMAKE_MATCH_4}" PARENT_SCOPE)
+    set(feature_${CMAKE_MATCH_1} "${CMAKE_MATCH_2}")
   endforeach()
   if(NOT feature_rows)
     message(FATAL_ERROR "pbaccel: no CPU_FEATURES rows found in ${bzl}")
@@ -46,6 +61,19 @@ function(pbaccel_read_kernel_table bzl)
         message(FATAL_ERROR "pbaccel: kernel ${name} declares unknown CPU feature ${f}")
       endif()
     endforeach()
+    if(NOT row MATCHES "arch = \"([a-z0-9_]+)\"")
+      message(FATAL_ERROR "pbaccel: kernel ${name} has no arch in ${bzl}")
+    endif()
+    set(arch "${CMAKE_MATCH_1}")
+    if(NOT arch STREQUAL "any" AND NOT arch_${arch})
+      message(FATAL_ERROR "pbaccel: kernel ${name} names unknown architecture ${arch}")
+    endif()
+    foreach(f IN LISTS features)
+      if(NOT feature_${f} STREQUAL arch)
+        message(FATAL_ERROR "pbaccel: kernel ${name} (${arch}) declares ${f}, a feature of ${feature_${f}}")
+      endif()
+    endforeach()
+    set(PBACCEL_KERNEL_${name}_ARCH "${arch}" PARENT_SCOPE)
     set(veto "")
     if(row MATCHES "veto = \"([A-Za-z0-9]+)\"")
       set(veto "${CMAKE_MATCH_1}")
@@ -58,6 +86,15 @@ function(pbaccel_read_kernel_table bzl)
     message(FATAL_ERROR "pbaccel: no KERNELS rows found in ${bzl}")
   endif()
   set(PBACCEL_KERNELS "${names}" PARENT_SCOPE)
+endfunction()
+
+function(pbaccel_kernel_builds kernel out)
+  set(arch "${PBACCEL_KERNEL_${kernel}_ARCH}")
+  if(arch STREQUAL "any" OR CMAKE_SYSTEM_PROCESSOR MATCHES "^(${PBACCEL_ARCH_${arch}_PROCESSORS})$")
+    set(${out} TRUE PARENT_SCOPE)
+  else()
+    set(${out} FALSE PARENT_SCOPE)
+  endif()
 endfunction()
 
 # masked_vbyte_avx2 -> kMaskedVbyteAvx2Kernel (kernels.bzl's descriptor_symbol).
@@ -78,7 +115,7 @@ function(pbaccel_write_kernel_table_inc out)
       "// Generated from the KERNELS table in parsers/kernels.bzl. Do not edit."
       "//"
       "// PBACCEL_KERNEL_ENTRY(descriptor, required CpuFeature mask, veto rule or nullptr), in"
-      "// priority order. x86-64-only kernels are guarded by PBACCEL_X86_KERNELS.")
+      "// priority order. A kernel of one architecture is guarded by its macro (ARCHES).")
   foreach(k IN LISTS PBACCEL_KERNELS)
     pbaccel_descriptor_symbol(${k} symbol)
     set(mask "")
@@ -97,8 +134,9 @@ function(pbaccel_write_kernel_table_inc out)
       set(veto "nullptr")
     endif()
     set(entry "PBACCEL_KERNEL_ENTRY(${symbol}, ${mask}, ${veto})")
-    if(PBACCEL_KERNEL_${k}_FEATURES)
-      list(APPEND lines "#if PBACCEL_X86_KERNELS" "${entry}" "#endif")
+    set(arch "${PBACCEL_KERNEL_${k}_ARCH}")
+    if(NOT arch STREQUAL "any")
+      list(APPEND lines "#if ${PBACCEL_ARCH_${arch}_GUARD}" "${entry}" "#endif")
     else()
       list(APPEND lines "${entry}")
     endif()

@@ -130,7 +130,7 @@ int DecodeShort(const char* p, const char* end, typename FormatTraits<F>::Out* o
 // One of up to kBoundedTinyPayloadBytes goes to the kernel's bounded tiny decoder where it has one
 // (avx512: tile geometry, OSM way refs); the rest (and what that does not take) to the kernel
 // itself when it says it is the faster (short_payloads_direct: avx512 and bmi2), else to
-// DecodeShort; each wins on those kernels (measured on bench/data's fields).
+// DecodeShort; each where it is the faster on that kernel (docs/kernels.md, "Size thresholds").
 template <VarintFormat F>
 ABSL_ATTRIBUTE_NOINLINE bool ParseShortPacked(const char* p, const char* end,
                                               RepeatedField<typename FormatTraits<F>::Out>* f) {

@@ -44,10 +44,8 @@ bool PextIsMicrocoded(const CpuInfo& cpu) {
 // 2 ms afterwards (Intel Optimization Manual §2.5.3; Lemire, "AVX-512: when and how to use these
 // new instructions", 2018). A server that decodes one packed field between other work would pay
 // that on all of it; this is also upstream protobuf's standing objection to AVX-512 decoders.
-// Ice Lake and later Intel cores, and AMD Zen 4/5, show no meaningful license drop. Measured on
-// this project's Zen 4 with //bench:avx512_clock (a dependent add chain timed right after 200 ms of
-// avx512 decoding, against after 200 ms of scalar decoding; medians of 8 rounds, three runs):
-// 3.18 / 3.26, 3.26 / 3.22, 3.24 / 3.24 GHz: no drop beyond the machine's noise.
+// Ice Lake and later Intel cores, and AMD Zen 4/5, show no meaningful license drop
+// (//bench:avx512_clock; docs/kernels.md, "The 512-bit clock rule").
 bool Avx512LowersClock(const CpuInfo& cpu) {
   return cpu.vendor == CpuVendor::kIntel && cpu.family == 6 && cpu.model == 0x55;
 }

@@ -39,14 +39,13 @@ using internal::MessagePlan;
 using internal::VarintFormat;
 
 // Submessages shorter than this stay with upstream, parsed inline by its own parser: whatever
-// packed field fits inside is too small to repay leaving that parser (measured: msg_tinypacked,
-// whose 40-70-byte children each hold four 4-element packed fields, was 30 % slower at 48).
+// packed field fits inside is too small to repay leaving that parser (docs/kernels.md, "Size
+// thresholds").
 constexpr size_t kSmallSubmessageBytes = 128;
 
 // Packed fields shorter than this stay with upstream's parser, inline with their neighbours: taking
-// one costs a hand-over to upstream for the fields before it plus a reflection lookup (about
-// 60 ns), which a kernel earns back only from about 64 bytes on. Measured with //bench:grpc_bench
-// ("small": a 300-byte request with 16-value packed fields was 25 % slower at 16 bytes).
+// one costs a hand-over to upstream for the fields before it plus a reflection lookup, which a
+// kernel earns back only from about 64 bytes on (docs/kernels.md, "Size thresholds").
 constexpr size_t kMinPackedFieldBytes = 64;
 
 // Whole messages under kSmallMessageBytes (message_parser.h) are not walked at all.

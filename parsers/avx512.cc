@@ -927,12 +927,8 @@ const KernelDescriptor kAvx512Kernel = MakeKernelDescriptor<
     "per group through the bounded scalar reader",
     &CountTerminatorsAvx512,
     // No inline loop: one masked 64-byte load decodes a tiny payload without a branch per
-    // varint. Measured with //bench:compare --sizes=8 (16,384 arrays of 8 values): W4 3.2x
-    // upstream with the kernel against 1.3x through the inline loop; tiles 2.3x against 1.1x.
+    // varint; generated parsers' short fields too (docs/kernels.md, "Size thresholds").
     /*inline_below_bytes=*/0,
-    // Generated parsers' short fields too: 1.5x upstream's loop on the tiles' fields, 1.2x on
-    // OSM's keys/vals, 1.6x on OSM's refs, against 1.15x, 0.8x and 0.95x through their SSE2 loop
-    // (Zen 4).
     /*short_payloads_direct=*/true);
 
 }  // namespace internal

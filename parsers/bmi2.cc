@@ -357,8 +357,7 @@ const KernelDescriptor kBmi2Kernel = MakeKernelDescriptor<Bmi2Decoder, ScalarSiz
     "bytes accumulate across steps",
     &CountTerminatorsPopcnt, kDefaultInlineBelowBytes,
     // Generated parsers' short fields (up to 128 bytes): the kernel beat their SSE2 loop on each
-    // kind of real field, most on multi-byte values (Zen 4, upstream's loop = 1.0x): tiles 1.28x
-    // against 1.15x, OSM keys/vals 0.91x against 0.77x, OSM refs 1.53x against 0.94x.
+    // kind of real field (docs/kernels.md, "Size thresholds").
     /*short_payloads_direct=*/true);
 
 }  // namespace internal

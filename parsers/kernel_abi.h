@@ -91,7 +91,7 @@ struct DecodeResult {
 
 // The inline threshold of kernels that do not set their own: below 16 bytes (at most 16 varints)
 // the portable loop of the public API beats the scalar, portable, masked_vbyte and bmi2 kernels'
-// setup (measured with //bench:compare --sizes=8).
+// setup (docs/kernels.md, "Size thresholds").
 inline constexpr uint32_t kDefaultInlineBelowBytes = 16;
 
 using DecodeFn = DecodeResult (*)(const uint8_t* p, const uint8_t* end, void* out, size_t cap,
@@ -171,13 +171,13 @@ struct KernelDescriptor {
   // [format]; null where the kernel has none (every entry, for kernels without one).
   TinyDecodeFn decode_tiny_bounded[kNumVarintFormats];
   // Payloads shorter than this are decoded by the public API's inline loop instead of this
-  // kernel, because the kernel's setup costs more than it saves on them (measured per kernel;
-  // kDefaultInlineBelowBytes unless the kernel says otherwise).
+  // kernel, because the kernel's setup costs more than it saves on them (per kernel, from
+  // measurements in docs/kernels.md; kDefaultInlineBelowBytes unless the kernel says otherwise).
   uint32_t inline_below_bytes;
   // Whether generated parsers (lib/generated_parser.cc) hand packed payloads of up to
   // gen::kShortPackedBytes straight to this kernel, writing into the field's spare capacity
-  // (true), or decode them with their own SSE2 loop (false). Measured per kernel on the real
-  // packed fields of bench/data (tiles, OSM ways and relations).
+  // (true), or decode them with their own SSE2 loop (false): whichever measured the faster on
+  // the real packed fields of testing/data (docs/kernels.md, "Size thresholds").
   bool short_payloads_direct;
 
   DecodeFn Decoder(VarintFormat format, bool strict) const {

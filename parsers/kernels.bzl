@@ -1,7 +1,8 @@
 """The kernel table: every decoding kernel, its CPU features and its dispatch rule, in one place.
 
 Everything else about a kernel is derived from its row in KERNELS:
-  * its cc_library (source `<name>.cc`), compiled with exactly the flags of its declared features;
+  * its cc_library (source `<name>.cc`), built for its architecture only, with exactly the flags of
+    its declared features;
   * the registry's entry (lib/kernel_registry.cc includes the generated `kernel_table.inc`): the
     descriptor `k<Name>Kernel`, the CpuFeature mask of the same features, the veto rule, and the
     priority order (the order of the rows);
@@ -10,33 +11,50 @@ Everything else about a kernel is derived from its row in KERNELS:
 
 Adding a kernel: write parsers/<name>.cc (see kernel_abi.h), defining
 `extern const KernelDescriptor k<Name>Kernel` (name in CamelCase: masked_vbyte -> kMaskedVbyteKernel),
-and add its row below, where its speed puts it in the priority order. Nothing else.
+and add its row below (its architecture, its features), where its speed puts it in the priority
+order. Nothing else; a new architecture is one entry of ARCHES (and its config_setting in
+parsers/BUILD) and its features' entries in CPU_FEATURES.
 """
 
+# The architectures a kernel may be built for: the Bazel condition that selects them, the macro
+# under which the registry's table (kernel_table.inc) lists their kernels, and the CMake processor
+# names (CMAKE_SYSTEM_PROCESSOR, a regular expression). A row of KERNELS with arch = "any" builds
+# everywhere.
+ARCHES = {
+    "x86_64": struct(
+        config = "//parsers:x86_64",
+        guard = "PBACCEL_X86_KERNELS",
+        cmake_processors = "x86_64|AMD64|amd64",
+    ),
+}
+
 # The CPU features a kernel may declare: the name (as pbaccel::CpuFeatureNames prints it), the
-# CpuFeature enumerator the registry checks, and the compiler flag that lets the compiler use it.
+# architecture it belongs to, the CpuFeature enumerator the registry checks, and the compiler flag
+# that lets the compiler use it.
 CPU_FEATURES = {
-    "ssse3": struct(enum = "kCpuSsse3", copt = "-mssse3"),
-    "sse4.1": struct(enum = "kCpuSse41", copt = "-msse4.1"),
-    "popcnt": struct(enum = "kCpuPopcnt", copt = "-mpopcnt"),
-    "avx2": struct(enum = "kCpuAvx2", copt = "-mavx2"),
-    "bmi1": struct(enum = "kCpuBmi1", copt = "-mbmi"),
-    "bmi2": struct(enum = "kCpuBmi2", copt = "-mbmi2"),
-    "lzcnt": struct(enum = "kCpuLzcnt", copt = "-mlzcnt"),
-    "avx512f": struct(enum = "kCpuAvx512F", copt = "-mavx512f"),
-    "avx512bw": struct(enum = "kCpuAvx512BW", copt = "-mavx512bw"),
-    "avx512vl": struct(enum = "kCpuAvx512VL", copt = "-mavx512vl"),
-    "avx512cd": struct(enum = "kCpuAvx512CD", copt = "-mavx512cd"),
-    "avx512vbmi": struct(enum = "kCpuAvx512Vbmi", copt = "-mavx512vbmi"),
-    "avx512vbmi2": struct(enum = "kCpuAvx512Vbmi2", copt = "-mavx512vbmi2"),
+    "ssse3": struct(arch = "x86_64", enum = "kCpuSsse3", copt = "-mssse3"),
+    "sse4.1": struct(arch = "x86_64", enum = "kCpuSse41", copt = "-msse4.1"),
+    "popcnt": struct(arch = "x86_64", enum = "kCpuPopcnt", copt = "-mpopcnt"),
+    "avx2": struct(arch = "x86_64", enum = "kCpuAvx2", copt = "-mavx2"),
+    "bmi1": struct(arch = "x86_64", enum = "kCpuBmi1", copt = "-mbmi"),
+    "bmi2": struct(arch = "x86_64", enum = "kCpuBmi2", copt = "-mbmi2"),
+    "lzcnt": struct(arch = "x86_64", enum = "kCpuLzcnt", copt = "-mlzcnt"),
+    "avx512f": struct(arch = "x86_64", enum = "kCpuAvx512F", copt = "-mavx512f"),
+    "avx512bw": struct(arch = "x86_64", enum = "kCpuAvx512BW", copt = "-mavx512bw"),
+    "avx512vl": struct(arch = "x86_64", enum = "kCpuAvx512VL", copt = "-mavx512vl"),
+    "avx512cd": struct(arch = "x86_64", enum = "kCpuAvx512CD", copt = "-mavx512cd"),
+    "avx512vbmi": struct(arch = "x86_64", enum = "kCpuAvx512Vbmi", copt = "-mavx512vbmi"),
+    "avx512vbmi2": struct(arch = "x86_64", enum = "kCpuAvx512Vbmi2", copt = "-mavx512vbmi2"),
 }
 
 # The kernels, in priority order: auto-selection takes the first row whose features the CPU has and
-# whose veto (a rule in lib/kernel_registry.cc, with its evidence) does not reject the CPU.
-# Rows with features are x86-64 only; the others build everywhere. The last row must run anywhere.
+# whose veto (a rule in lib/kernel_registry.cc, with its evidence) does not reject the CPU. `arch`
+# is where the kernel builds (a key of ARCHES, or "any"); its features must be that architecture's.
+# The last row must run anywhere.
 KERNELS = [
     struct(
         name = "avx512",
+        arch = "x86_64",
         # vpermb (VBMI), vpcompressb (VBMI2), vplzcnt (CD), pdep (BMI2), tzcnt (BMI1), lzcnt.
         features = ["avx512f", "avx512bw", "avx512vl", "avx512cd", "avx512vbmi", "avx512vbmi2",
                     "avx2", "bmi1", "bmi2", "popcnt", "lzcnt"],
@@ -44,6 +62,7 @@ KERNELS = [
     ),
     struct(
         name = "bmi2",
+        arch = "x86_64",
         # pext/pdep/bzhi (BMI2) per 8-byte step, an AVX2 fan-out; andn (BMI1) and lzcnt where the
         # compiler picks them.
         features = ["avx2", "bmi1", "bmi2", "popcnt", "lzcnt"],
@@ -51,16 +70,18 @@ KERNELS = [
     ),
     struct(
         name = "masked_vbyte_avx2",
+        arch = "x86_64",
         features = ["avx2", "ssse3", "sse4.1", "popcnt"],
         veto = None,
     ),
     struct(
         name = "masked_vbyte",
+        arch = "x86_64",
         features = ["ssse3", "sse4.1", "popcnt"],
         veto = None,
     ),
-    struct(name = "portable", features = [], veto = None),
-    struct(name = "scalar", features = [], veto = None),
+    struct(name = "portable", arch = "any", features = [], veto = None),
+    struct(name = "scalar", arch = "any", features = [], veto = None),
 ]
 
 def kernel_copts(kernel):
@@ -71,27 +92,44 @@ def descriptor_symbol(name):
     """The C++ name of a kernel's KernelDescriptor: masked_vbyte_avx2 -> kMaskedVbyteAvx2Kernel."""
     return "k" + "".join([part.capitalize() for part in name.split("_")]) + "Kernel"
 
-def _x86_only(kernel):
-    return len(kernel.features) > 0
+def _per_arch(make, *args):
+    """make(kernels, *args) for the rows that build everywhere, plus a select() of it for the rows
+    of each architecture in ARCHES."""
+    anywhere = make([k for k in KERNELS if k.arch == "any"], *args)
+    by_arch = {
+        ARCHES[arch].config: make([k for k in KERNELS if k.arch == arch], *args)
+        for arch in ARCHES
+    }
+    by_arch["//conditions:default"] = []
+    return anywhere + select(by_arch)
+
+def _labels(kernels, suffix):
+    return ["//parsers:" + k.name + suffix for k in kernels]
 
 def kernel_targets(suffix = ""):
-    """Labels of every kernel's cc_library (a select(): the x86-64 ones only on x86-64).
+    """Labels of every kernel's cc_library (a select(): each architecture's only there).
 
     With suffix = "_archives": the filegroups of their built files, for tests that read them.
     """
-    portable = ["//parsers:" + k.name + suffix for k in KERNELS if not _x86_only(k)]
-    x86 = ["//parsers:" + k.name + suffix for k in KERNELS if _x86_only(k)]
-    return portable + select({
-        "//parsers:x86_64": x86,
-        "//conditions:default": [],
-    })
+    return _per_arch(_labels, suffix)
+
+def kernel_defines():
+    """The registry's defines: the guard macro of the architecture being built (kernel_table.inc)."""
+    by_arch = {ARCHES[arch].config: [ARCHES[arch].guard + "=1"] for arch in ARCHES}
+    by_arch["//conditions:default"] = []
+    return select(by_arch)
 
 def pbaccel_kernels():
     """Declares one cc_library per row of KERNELS, plus what the registry and the tests read."""
     for k in KERNELS:
+        if k.arch != "any" and k.arch not in ARCHES:
+            fail("kernel %s names unknown architecture %s" % (k.name, k.arch))
         for f in k.features:
             if f not in CPU_FEATURES:
                 fail("kernel %s declares unknown CPU feature %s" % (k.name, f))
+            if CPU_FEATURES[f].arch != k.arch:
+                fail("kernel %s (%s) declares %s, a feature of %s" %
+                     (k.name, k.arch, f, CPU_FEATURES[f].arch))
         native.cc_library(
             name = k.name,
             srcs = [k.name + ".cc"],
@@ -130,10 +168,7 @@ def pbaccel_kernel_isa_test(name, src, **kwargs):
     native.sh_test(
         name = name,
         srcs = [src],
-        args = _isa_test_args([k for k in KERNELS if not _x86_only(k)]) + select({
-            "//parsers:x86_64": _isa_test_args([k for k in KERNELS if _x86_only(k)]),
-            "//conditions:default": [],
-        }),
+        args = _per_arch(_isa_test_args),
         data = kernel_targets(suffix = "_archives"),
         **kwargs
     )
@@ -143,7 +178,7 @@ def _kernel_table_inc_impl(ctx):
         "// Generated from the KERNELS table in parsers/kernels.bzl. Do not edit.",
         "//",
         "// PBACCEL_KERNEL_ENTRY(descriptor, required CpuFeature mask, veto rule or nullptr), in",
-        "// priority order. x86-64-only kernels are guarded by PBACCEL_X86_KERNELS.",
+        "// priority order. A kernel of one architecture is guarded by its macro (ARCHES).",
     ]
     for k in KERNELS:
         mask = " | ".join([CPU_FEATURES[f].enum for f in k.features]) or "0"
@@ -152,8 +187,8 @@ def _kernel_table_inc_impl(ctx):
             mask,
             "&" + k.veto if k.veto else "nullptr",
         )
-        if _x86_only(k):
-            lines += ["#if PBACCEL_X86_KERNELS", entry, "#endif"]
+        if k.arch != "any":
+            lines += ["#if " + ARCHES[k.arch].guard, entry, "#endif"]
         else:
             lines.append(entry)
     ctx.actions.write(ctx.outputs.out, "\n".join(lines) + "\n")

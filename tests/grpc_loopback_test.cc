@@ -4,7 +4,7 @@
 // clients, under every kernel:
 //   * every method kind (unary, client-streaming, server-streaming, bidirectional) on the sync
 //     and the callback API (examples/feature_service_impl.h), and a LITE_RUNTIME request type
-//     (tests/grpc_lite.proto) and real vector tiles (bench/data) on sync unary methods: answers
+//     (tests/grpc_lite.proto) and real vector tiles (testing/data) on sync unary methods: answers
 //     equal to a local digest of the request, and pbaccel::GrpcRequestsParsed() grows by exactly
 //     the number of requests sent, so a request that gRPC's own path deserialized fails the test;
 //     with the switch off, the same answers and no growth;
@@ -19,8 +19,6 @@
 #include <utility>
 #include <vector>
 
-#include "bench/realdata_corpus.h"
-#include "examples/feature_requests.h"
 #include "examples/feature_service_impl.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/impl/codegen/client_unary_call.h"
@@ -29,6 +27,8 @@
 #include "pbaccel/grpc.h"
 #include "pbaccel/testing/differential.h"
 #include "pbaccel/testing/every_kernel.h"
+#include "testing/corpora/feature_requests.h"
+#include "testing/corpora/realdata_corpus.h"
 #include "tests/grpc_lite.grpc.pb.h"
 
 namespace pbaccel {
@@ -312,9 +312,9 @@ TEST_P(GrpcSwitchTest, LiteRuntimeRequestsUseTheirGeneratedParser) {
 }
 
 TEST_P(GrpcSwitchTest, RealVectorTilesGetTheAnswersOfTheirUpstreamParse) {
-  const std::string dir = bench::DefaultDataDir();
-  ASSERT_FALSE(dir.empty()) << "bench/data not found in the runfiles";
-  absl::StatusOr<bench::Corpus> corpus = bench::LoadMvt(dir);
+  const std::string dir = corpora::DefaultDataDir();
+  ASSERT_FALSE(dir.empty()) << "testing/data not found in the runfiles";
+  absl::StatusOr<corpora::Corpus> corpus = corpora::LoadMvt(dir);
   ASSERT_TRUE(corpus.ok()) << corpus.status();
   ASSERT_GT(corpus->messages.size(), 50u);
   Server server(&sync_service_, &tile_service_);

@@ -1,6 +1,6 @@
 // Copyright 2026 The pbaccel Authors.
 //
-// Map fields in generated parsers (tools/parser_generator.cc, WriteMap): entries in the shape
+// Map fields in generated parsers (compiler/parser_generator.cc, WriteMap): entries in the shape
 // serializers write (key, then value) are read by the generated code, which hands no field to
 // upstream for them (gen::DelegatedFieldsForTesting does not move); every other shape - a key or
 // value missing, repeated or out of order, unknown fields, other wire types, invalid UTF-8,

@@ -3,8 +3,8 @@
 // Two fast paths of generated parsers, counted: tests/predicted_fields.proto's parser is compiled
 // with PBACCEL_GEN_COUNT_FAST_PATHS (generated_parser.h).
 //
-// Successor prediction (tools/parser_generator.cc): each case ends by testing whether the next tag
-// is the one a serializer writes next and, if so, jumps to that case without the switch
+// Successor prediction (compiler/parser_generator.cc): each case ends by testing whether the next
+// tag is the one a serializer writes next and, if so, jumps to that case without the switch
 // (gen::PredictedTagsForTesting counts the hits). Fields in the serializer's order must take
 // exactly the predicted jumps, fields in reverse order only those within runs.
 //

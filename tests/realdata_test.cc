@@ -1,6 +1,6 @@
 // Copyright 2026 The pbaccel Authors.
 //
-// The real-data files (bench/data: OpenStreetMap PBF blocks, Mapbox vector tiles, pprof profiles)
+// The real-data files (testing/data: OpenStreetMap PBF blocks, Mapbox vector tiles, pprof profiles)
 // through the differential checker under every kernel this CPU supports: pbaccel's ParseMessage
 // and ParsePartialMessage must accept them and give upstream's message, byte for byte. The
 // zero-copy reads of the benchmark (OSM, tiles) must agree with protozero's on every message under
@@ -15,8 +15,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "bench/realdata_corpus.h"
-#include "bench/realdata_views.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "pbaccel/kernels.h"
@@ -26,14 +24,29 @@
 #include "proto/osmformat.pb.h"
 #include "proto/profile.pb.h"
 #include "proto/vector_tile.pb.h"
+#include "testing/corpora/realdata_corpus.h"
+#include "testing/corpora/realdata_views.h"
 
 namespace pbaccel {
 namespace bench {
 namespace {
 
+using corpora::Corpus;
+using corpora::DefaultDataDir;
+using corpora::LoadMvt;
+using corpora::LoadOsm;
+using corpora::LoadPprof;
+using corpora::NamedView;
+using corpora::PbaccelOsmViews;
+using corpora::PbaccelTileViews;
+using corpora::ReadOsmBlockProtozero;
+using corpora::ReadTileProtozero;
+using corpora::ViewChecksum;
+using corpora::ViewFn;
+
 Corpus Load(absl::StatusOr<Corpus> (*load)(absl::string_view dir)) {
   const std::string dir = DefaultDataDir();
-  EXPECT_FALSE(dir.empty()) << "bench/data not found in the runfiles";
+  EXPECT_FALSE(dir.empty()) << "testing/data not found in the runfiles";
   absl::StatusOr<Corpus> corpus = load(dir);
   EXPECT_TRUE(corpus.ok()) << corpus.status();
   return corpus.ok() ? *std::move(corpus) : Corpus{};

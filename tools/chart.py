@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Turns the benchmarks' CSV into the README's chart: pbaccel's speedup over upstream protobuf,
-real data first, one bar per row, its value written at the bar's end.
+"""Turns the benchmarks' CSV into the chart of docs/speed.md: pbaccel's speedup over upstream
+protobuf, real data first, one bar per row, its value written at the bar's end.
 
     ./bazelw run -c opt //bench:realdata -- --csv > docs/realdata.csv
     ./bazelw run //bench:compare -- --csv > docs/compare.csv
@@ -198,7 +198,7 @@ def markdown(compare):
 
 
 def realdata_markdown(realdata):
-    """The README's real-data table: MB/s of the baseline and of pbaccel, and their ratio."""
+    """docs/speed.md's real-data table: MB/s of the baseline and of pbaccel, and their ratio."""
     what = {"generated": "generated parser vs `ParseFromString`",
             "reflection": "`ParseMessage` without it (reflection)",
             "view": "zero-copy read of every packed field vs protozero"}

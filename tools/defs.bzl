@@ -113,7 +113,7 @@ _pbaccel_codegen = rule(
     attrs = {
         "srcs": attr.label_list(providers = [ProtoInfo], mandatory = True),
         "_protoc": PROTOC_ATTR,
-        "_plugin": attr.label(default = Label("//tools:protoc-gen-pbaccel"), executable = True, cfg = "host"),
+        "_plugin": attr.label(default = Label("//compiler:protoc-gen-pbaccel"), executable = True, cfg = "host"),
     },
 )
 

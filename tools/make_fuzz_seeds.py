@@ -2,12 +2,12 @@
 """Writes the fuzzer's seed corpus (tests/fuzz_corpus/): small valid and near-valid encodings for
 each target the fuzzer's first byte selects (0: test2.Everything, 1: test3.All3, 2: bench.Batch,
 3: test2.Recursive, 4: a raw packed varint payload), and excerpts of the vendored real data
-(bench/data; 5: OSMPBF.PrimitiveBlock, 6: vector_tile.Tile, 7: perftools.profiles.Profile): a real
+(testing/data; 5: OSMPBF.PrimitiveBlock, 6: vector_tile.Tile, 7: perftools.profiles.Profile): a real
 message with each repeated field cut to its first few elements at every level, so that the fuzzer
 starts from the real schemas' shapes at a size it mutates quickly. Deterministic; rerun to
 regenerate:
 
-    python3 tools/make_fuzz_seeds.py tests/fuzz_corpus [bench/data]
+    python3 tools/make_fuzz_seeds.py tests/fuzz_corpus [testing/data]
 """
 import gzip
 import os
@@ -213,4 +213,4 @@ def main(out_dir, data_dir):
 
 if __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else "tests/fuzz_corpus",
-         sys.argv[2] if len(sys.argv) > 2 else "bench/data")
+         sys.argv[2] if len(sys.argv) > 2 else "testing/data")

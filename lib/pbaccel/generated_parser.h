@@ -11,7 +11,7 @@
 // which merges the fields in [p, end) into `msg` through T's generated accessors (with the nesting
 // levels left in ctx) and returns `end`, or nullptr after an error (recorded in ctx).
 // It switches on each field's tag (after each field it first tests for the tag a serializer writes
-// next and jumps to that case directly: see tools/parser_generator.cc); every field it knows
+// next and jumps to that case directly: see compiler/parser_generator.cc); every field it knows
 // (scalars, strings, packed and unpacked repeated fields, submessages with a generated parser of
 // their own, map entries as serializers write them) it parses inline with the helpers below.
 // Everything else - unknown fields, extensions, groups, other shapes of map entries, a closed
@@ -21,6 +21,9 @@
 //
 // The user-facing functions (ParseMessage and friends for T) come from
 // PBACCEL_GENERATED_PARSER_OVERLOADS(T), which each generated header expands once per type.
+//
+// This header is the runtime's side of a versioned contract (pbaccel/generated_code_version.h):
+// generated code calls only what is declared here, and checks the version it was written for.
 
 #ifndef PBACCEL_GENERATED_PARSER_H_
 #define PBACCEL_GENERATED_PARSER_H_
@@ -40,6 +43,7 @@
 #include "absl/strings/string_view.h"
 #include "google/protobuf/message_lite.h"
 #include "google/protobuf/repeated_field.h"
+#include "pbaccel/generated_code_version.h"
 
 namespace pbaccel {
 namespace gen {
@@ -426,7 +430,7 @@ PBACCEL_GEN_CHECKED_OP void RemoveLastElements(google::protobuf::RepeatedPtrFiel
 // A Parse (not Merge) into a message that holds an earlier message's contents (a server reusing
 // its request) must first clear it, as upstream's ParseFromString does: Clear() walks every old
 // element of every repeated message and string field, typically cold in cache, before the parse
-// touches them again (measured: a third of the time of a reused parse of bench/data's tiles).
+// touches them again (measured: a third of the time of a reused parse of testing/data's tiles).
 // Instead, MergeFields(..., reuse = true) clears the message with those fields set aside
 // (ClearKeeping), and takes their old elements in order as the input's elements come
 // (ReusedElements): each is reset when it is reused, while the parse touches it anyway (a message

@@ -60,9 +60,8 @@
 namespace pbaccel {
 
 // Messages shorter than this are parsed by upstream's parser in one call, without walking their
-// fields: the walk and the hand-overs cost 80-100 ns a message, more than kernels save on the
-// packed fields such a message can hold (measured: msg_tinypacked's 170-byte messages and
-// //bench:grpc_bench's 300-byte request with 16-value packed fields were 10-25 % slower walked).
+// fields: the walk and the hand-overs cost more than kernels save on the packed fields such a
+// message can hold (docs/kernels.md, "Size thresholds").
 inline constexpr size_t kSmallMessageBytes = 512;
 
 // Clears `msg`, then parses `bytes` into it; fails if proto2 required fields are missing.

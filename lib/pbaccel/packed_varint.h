@@ -134,9 +134,8 @@ absl::Status DecodePackedDeltaUInt64(absl::string_view payload, RepeatedField<ui
 //
 // Inline: a lenient decode of a short payload (at most BoundedTinyPayloadBytes: 64 bytes, 128 for
 // 64-bit types) first tries the active kernel's bounded tiny decoder right here, so a tiny field
-// costs the kernel fetch and that one call (tiles' zero-copy read: 1.87-1.94x -> 1.96-2.02x
-// protozero on an Intel Xeon, see docs/kernels.md); everything else, and what it declines, goes to
-// the library's decoder.
+// costs the kernel fetch and that one call (docs/kernels.md, "Size thresholds"); everything else,
+// and what it declines, goes to the library's decoder.
 
 namespace internal {
 

@@ -13,8 +13,8 @@
 // values as the running sums), equal for every reader on valid input; a malformed message makes
 // it return an error instead.
 
-#ifndef PBACCEL_BENCH_REALDATA_VIEWS_H_
-#define PBACCEL_BENCH_REALDATA_VIEWS_H_
+#ifndef PBACCEL_TESTING_CORPORA_REALDATA_VIEWS_H_
+#define PBACCEL_TESTING_CORPORA_REALDATA_VIEWS_H_
 
 #include <cstdint>
 #include <vector>
@@ -23,7 +23,7 @@
 #include "absl/strings/string_view.h"
 
 namespace pbaccel {
-namespace bench {
+namespace corpora {
 
 struct ViewChecksum {
   uint64_t values = 0;
@@ -48,7 +48,7 @@ std::vector<NamedView> PbaccelTileViews();
 absl::StatusOr<ViewChecksum> ReadOsmBlockProtozero(absl::string_view block);
 absl::StatusOr<ViewChecksum> ReadTileProtozero(absl::string_view tile);
 
-}  // namespace bench
+}  // namespace corpora
 }  // namespace pbaccel
 
-#endif  // PBACCEL_BENCH_REALDATA_VIEWS_H_
+#endif  // PBACCEL_TESTING_CORPORA_REALDATA_VIEWS_H_

@@ -1,10 +1,11 @@
 // Copyright 2026 The pbaccel Authors.
 
-#include "bench/realdata_corpus.h"
+#include "testing/corpora/realdata_corpus.h"
 
 #include <zlib.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -15,14 +16,19 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "bench/timing.h"
 #include "proto/fileformat.pb.h"
 
 namespace pbaccel {
-namespace bench {
+namespace corpora {
 namespace {
 
 namespace fs = std::filesystem;
+
+double NowNs() {
+  return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                 std::chrono::steady_clock::now().time_since_epoch())
+                                 .count());
+}
 
 absl::StatusOr<std::string> ReadFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -180,12 +186,12 @@ absl::StatusOr<Corpus> LoadPprof(absl::string_view dir) {
 std::string DefaultDataDir() {
   // `bazel run` and `bazel test` start in the runfiles tree's workspace directory; TEST_SRCDIR is
   // set by `bazel test`.
-  std::vector<std::string> candidates = {"bench/data"};
+  std::vector<std::string> candidates = {"testing/data"};
   if (const char* srcdir = std::getenv("TEST_SRCDIR")) {
-    candidates.push_back(absl::StrCat(srcdir, "/pbaccel/bench/data"));
+    candidates.push_back(absl::StrCat(srcdir, "/pbaccel/testing/data"));
   }
   if (const char* ws = std::getenv("BUILD_WORKSPACE_DIRECTORY")) {
-    candidates.push_back(absl::StrCat(ws, "/bench/data"));
+    candidates.push_back(absl::StrCat(ws, "/testing/data"));
   }
   for (const std::string& c : candidates) {
     std::error_code ec;
@@ -194,5 +200,5 @@ std::string DefaultDataDir() {
   return "";
 }
 
-}  // namespace bench
+}  // namespace corpora
 }  // namespace pbaccel

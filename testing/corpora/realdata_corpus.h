@@ -11,10 +11,10 @@
 //     gzip files are inflated first.
 //   * pprof profiles (`<dir>/pprof/*.pb.gz`, or `.pb`): one perftools.profiles.Profile per file
 //     (proto/profile.proto), gzip files inflated first, as Go's runtime/pprof writes them.
-// bench/data/README.md gives the vendored files' provenance and licence.
+// testing/data/README.md gives the vendored files' provenance and licence.
 
-#ifndef PBACCEL_BENCH_REALDATA_CORPUS_H_
-#define PBACCEL_BENCH_REALDATA_CORPUS_H_
+#ifndef PBACCEL_TESTING_CORPORA_REALDATA_CORPUS_H_
+#define PBACCEL_TESTING_CORPORA_REALDATA_CORPUS_H_
 
 #include <cstddef>
 #include <string>
@@ -24,7 +24,7 @@
 #include "absl/strings/string_view.h"
 
 namespace pbaccel {
-namespace bench {
+namespace corpora {
 
 struct Corpus {
   std::string name;                   // "osm", "mvt" or "pprof".
@@ -45,10 +45,10 @@ absl::StatusOr<Corpus> LoadMvt(absl::string_view dir);
 absl::StatusOr<Corpus> LoadPprof(absl::string_view dir);
 
 // Where the vendored corpus is for a binary started by `bazel run` or `bazel test` (the runfiles'
-// bench/data), or "" if it cannot be found.
+// testing/data), or "" if it cannot be found.
 std::string DefaultDataDir();
 
-}  // namespace bench
+}  // namespace corpora
 }  // namespace pbaccel
 
-#endif  // PBACCEL_BENCH_REALDATA_CORPUS_H_
+#endif  // PBACCEL_TESTING_CORPORA_REALDATA_CORPUS_H_

@@ -24,8 +24,8 @@
 //
 // Parameters: none.
 
-#ifndef PBACCEL_TOOLS_PARSER_GENERATOR_H_
-#define PBACCEL_TOOLS_PARSER_GENERATOR_H_
+#ifndef PBACCEL_COMPILER_PARSER_GENERATOR_H_
+#define PBACCEL_COMPILER_PARSER_GENERATOR_H_
 
 #include <string>
 #include <vector>
@@ -35,7 +35,7 @@
 #include "pbaccel/internal/protobuf_compat.h"
 
 namespace pbaccel {
-namespace tools {
+namespace compiler {
 
 class ParserGenerator : public google::protobuf::compiler::CodeGenerator {
  public:
@@ -57,7 +57,7 @@ class ParserGenerator : public google::protobuf::compiler::CodeGenerator {
 #endif
 };
 
-}  // namespace tools
+}  // namespace compiler
 }  // namespace pbaccel
 
-#endif  // PBACCEL_TOOLS_PARSER_GENERATOR_H_
+#endif  // PBACCEL_COMPILER_PARSER_GENERATOR_H_

@@ -1,6 +1,6 @@
 // Copyright 2026 The pbaccel Authors.
 
-#include "bench/realdata_views.h"
+#include "testing/corpora/realdata_views.h"
 
 #include <vector>
 
@@ -11,7 +11,7 @@
 #include "protozero/pbf_reader.hpp"
 
 namespace pbaccel {
-namespace bench {
+namespace corpora {
 namespace {
 
 // Field numbers (proto/osmformat.proto, proto/vector_tile.proto).
@@ -271,5 +271,5 @@ absl::StatusOr<ViewChecksum> ReadTileProtozero(absl::string_view tile) {
   return c;
 }
 
-}  // namespace bench
+}  // namespace corpora
 }  // namespace pbaccel

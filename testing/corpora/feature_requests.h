@@ -4,8 +4,8 @@
 // follow the workloads of docs/workloads.md (W2 doc deltas, 1byte freqs, len1to10 ids, sint32W4
 // deltas).
 
-#ifndef PBACCEL_EXAMPLES_FEATURE_REQUESTS_H_
-#define PBACCEL_EXAMPLES_FEATURE_REQUESTS_H_
+#ifndef PBACCEL_TESTING_CORPORA_FEATURE_REQUESTS_H_
+#define PBACCEL_TESTING_CORPORA_FEATURE_REQUESTS_H_
 
 #include <random>
 
@@ -41,4 +41,4 @@ inline FeatureBatch MakeRequest(std::mt19937_64& rng, int postings, int per_post
 }  // namespace examples
 }  // namespace pbaccel
 
-#endif  // PBACCEL_EXAMPLES_FEATURE_REQUESTS_H_
+#endif  // PBACCEL_TESTING_CORPORA_FEATURE_REQUESTS_H_
