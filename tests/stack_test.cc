@@ -36,6 +36,11 @@
 namespace pbaccel {
 namespace {
 
+// The same parse on a new thread measures up to about 100 bytes more or less from run to run, for
+// upstream's parser as for pbaccel's (glibc's per-thread malloc state, taken on first use, is in
+// one of several states): every comparison allows that much.
+constexpr size_t kNoiseBytes = 256;
+
 // The stack the generated parser may use beyond upstream's at any depth: none on protobuf 3.21. Its
 // level (about 200 bytes on this schema) is larger than the table-driven parser's of protobuf 22
 // and later (about 140), and the walk past kGeneratedNestingLevels starts with a fixed cost, so
@@ -153,18 +158,22 @@ TEST_P(StackTest, TreeCostsNoMoreStackThanUpstreamAtAnyDepth) {
     EXPECT_EQ(fresh_ok, upstream_ok) << depth;
     EXPECT_EQ(reused_ok, upstream_ok) << depth;
     EXPECT_EQ(reflection_ok, upstream_ok) << depth;
-    EXPECT_LE(fresh, upstream + kGeneratedBytes) << "depth " << depth << ": generated parser";
-    EXPECT_LE(reused, upstream_in_place + kInPlaceBytes)
+    EXPECT_LE(fresh, upstream + kGeneratedBytes + kNoiseBytes)
+        << "depth " << depth << ": generated parser";
+    EXPECT_LE(reused, upstream_in_place + kInPlaceBytes + kNoiseBytes)
         << "depth " << depth << ": generated parser, in place";
-    EXPECT_LE(reflection, upstream + kReflectionWalkBytes)
+    EXPECT_LE(reflection, upstream + kReflectionWalkBytes + kNoiseBytes)
         << "depth " << depth << ": reflection walk";
     at[depth] = {upstream, upstream_in_place, fresh, reused, reflection};
   }
   // Per level past the hand-over (every parser still accepts at 80: upstream's limit is 100).
   const auto growth = [&](size_t Used::*parser) { return at[80].*parser - at[48].*parser; };
-  EXPECT_LE(growth(&Used::fresh), growth(&Used::upstream)) << "generated parser, per level";
-  EXPECT_LE(growth(&Used::reused), growth(&Used::upstream_in_place)) << "in place, per level";
-  EXPECT_LE(growth(&Used::reflection), growth(&Used::upstream)) << "reflection walk, per level";
+  EXPECT_LE(growth(&Used::fresh), growth(&Used::upstream) + kNoiseBytes)
+      << "generated parser, per level";
+  EXPECT_LE(growth(&Used::reused), growth(&Used::upstream_in_place) + kNoiseBytes)
+      << "in place, per level";
+  EXPECT_LE(growth(&Used::reflection), growth(&Used::upstream) + kNoiseBytes)
+      << "reflection walk, per level";
 }
 
 TEST_P(StackTest, DeepestAcceptedTreeParsesOnASmallStack) {
