@@ -44,7 +44,7 @@ constexpr size_t kNoiseBytes = 64;
 // The stack the generated parser may use beyond upstream's at any depth: none on protobuf 3.21. Its
 // level (about 200 bytes on this schema) is larger than the table-driven parser's of protobuf 22
 // and later (about 140), and the walk past kGeneratedNestingLevels starts with a fixed cost, so
-// that around the hand-over it uses up to about 0.7 KiB more there (measurements: docs/stack.md).
+// that around the hand-over it uses up to about 0.5 KiB more there (measurements: docs/stack.md).
 #if PBACCEL_PROTOBUF_AT_LEAST(4, 22)
 constexpr size_t kGeneratedBytes = 1 << 10;
 #else

@@ -44,6 +44,7 @@
 #include "google/protobuf/message_lite.h"
 #include "google/protobuf/repeated_field.h"
 #include "pbaccel/generated_code_version.h"
+#include "pbaccel/internal/protobuf_compat.h"
 
 namespace pbaccel {
 namespace gen {
@@ -62,10 +63,11 @@ namespace gen {
 // and profiles 2). So however deep the input, and whatever the frames of a schema's MergeFields,
 // a parse's stack is at most this many of them plus MergeDeep's (reliability_test compares it with
 // upstream's at protobuf's recursion limit). MergeDeep starts with a fixed cost (its frames, and a
-// hand-over of each message's other fields to upstream's parser); this many levels, each smaller
-// than upstream's, leave room for it, so that at no depth does a parse take more stack than
-// upstream's (tests/stack_test.cc; docs/stack.md).
-inline constexpr int kGeneratedNestingLevels = 32;
+// hand-over of each message's other fields to upstream's parser). Against protobuf 3.21, whose
+// parser's levels are larger than generated ones, 32 levels leave the most room for that cost;
+// against 22 and later, whose table-driven parser's levels are smaller, 8 keep the difference
+// smallest (tests/stack_test.cc; docs/stack.md).
+inline constexpr int kGeneratedNestingLevels = PBACCEL_PROTOBUF_AT_LEAST(4, 22) ? 8 : 32;
 
 // One reusable repeated field's progress through its old elements (ReusedElements below): the
 // old elements' pointers, how many there are and how many have been handed out.
