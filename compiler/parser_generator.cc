@@ -191,13 +191,11 @@ class MessageWriter {
                     Shallow(reusable[i]) ? "<= kClearedInPlaceElements" : "== 0", "and",
                     i + 1 < reusable.size() ? " &&" : ",");
       }
-      for (size_t i = 0; i < reusable.size(); ++i) {
-        out_->Print("                 msg->mutable_$field$()$sep$\n", "field",
-                    cpp::FieldName(reusable[i]), "sep", i + 1 < reusable.size() ? "," : ");");
-      }
+      out_->Print("                 $fields$);\n", "fields",
+                  MutableFieldList(reusable, "msg", ",\n                 "));
       out_->Print("  }\n");
-      out_->Print("  ReusedElements reused(ctx, reuse$fields$);\n", "fields",
-                  MutableFieldList(reusable, "                        "));
+      out_->Print("  ReusedElements reused(ctx, reuse,\n                        $fields$);\n",
+                  "fields", MutableFieldList(reusable, "msg", ",\n                        "));
     }
     PredictSuccessors();
     out_->Print(
@@ -228,13 +226,11 @@ class MessageWriter {
     if (!reusable.empty()) {
       // The fields as a function of the message: the state of a message with many of them is on
       // the slot stack, and they are then listed out of line (ReusedElements::Finish).
-      const std::string indent = "         ";
-      const std::string fields = MutableFieldList(reusable, indent, "m");
       out_->Print(
           "  reused.Finish(ctx, msg, [](auto* m, auto&& each) {\n"
           "    each($fields$);\n"
           "  });\n",
-          "fields", fields.substr(2 + indent.size()));
+          "fields", MutableFieldList(reusable, "m", ",\n         "));
     }
     for (const FieldDescriptor* f : kept) {
       out_->Print(
@@ -334,14 +330,14 @@ class MessageWriter {
 
   // The repeated fields whose old elements a parse in place reuses: those parsed here that hold
   // pointers (submessages with a generated parser, strings and bytes).
-  // ",\n<indent>msg->mutable_a(),\n<indent>msg->mutable_b()...": the fields' arguments to
-  // ReusedElements, one per line.
+  // "<object>->mutable_a()<separator><object>->mutable_b()...": the reusable fields as the
+  // arguments of ClearKeeping, ReusedElements and its Finish.
   static std::string MutableFieldList(const std::vector<const FieldDescriptor*>& fields,
-                                      const std::string& indent,
-                                      const std::string& object = "msg") {
+                                      const std::string& object, const std::string& separator) {
     std::string list;
     for (const FieldDescriptor* f : fields) {
-      list += ",\n" + indent + object + "->mutable_" + cpp::FieldName(f) + "()";
+      if (!list.empty()) list += separator;
+      list += object + "->mutable_" + cpp::FieldName(f) + "()";
     }
     return list;
   }

@@ -113,11 +113,12 @@ def kernel_targets(suffix = ""):
     """
     return _per_arch(_labels, suffix)
 
+def _guards(kernels):
+    return {ARCHES[k.arch].guard + "=1": True for k in kernels if k.arch != "any"}.keys()
+
 def kernel_defines():
     """The registry's defines: the guard macro of the architecture being built (kernel_table.inc)."""
-    by_arch = {ARCHES[arch].config: [ARCHES[arch].guard + "=1"] for arch in ARCHES}
-    by_arch["//conditions:default"] = []
-    return select(by_arch)
+    return _per_arch(_guards)
 
 def pbaccel_kernels():
     """Declares one cc_library per row of KERNELS, plus what the registry and the tests read."""
