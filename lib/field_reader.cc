@@ -3,7 +3,7 @@
 #include "pbaccel/field_reader.h"
 
 #include "absl/strings/str_cat.h"
-#include "pbaccel/internal/wire_walker.h"
+#include "pbaccel/internal/wire_reader.h"
 
 namespace pbaccel {
 namespace {
@@ -54,11 +54,13 @@ absl::StatusOr<const char*> SkipGroup(const char* p, const char* end, uint32_t n
   }
 }
 
-// Reads the field at `p` in [p, end), groups included (body skipped with upstream's rules); an
-// end-group tag outside a group is an error. Returns the byte after the field; *body_end (if given)
-// receives a group's end tag.
-absl::StatusOr<const char*> ReadWholeField(const char* p, const char* end, WireField* field,
-                                           const char* origin, const char** body_end = nullptr) {
+// internal::ReadWholeField (field_reader.h) with its errors put into words, for the readers that
+// report them: reads the field at `p` in [p, end), groups included (body skipped with upstream's
+// rules); an end-group tag outside a group is an error. Returns the byte after the field;
+// *body_end (if given) receives a group's end tag.
+absl::StatusOr<const char*> ReadWholeFieldOrError(const char* p, const char* end, WireField* field,
+                                                  const char* origin,
+                                                  const char** body_end = nullptr) {
   WireError error;
   const char* next = ReadField(p, end, field, &error);
   if (next == nullptr) return FieldError(*field, error, origin);
@@ -115,7 +117,7 @@ const char* FieldReader::NextSlow(const char* origin, const char* p, const char*
                                   absl::Status* status) {
   WireField f;
   const char* body_end = nullptr;
-  absl::StatusOr<const char*> next = ReadWholeField(p, end, &f, origin, &body_end);
+  absl::StatusOr<const char*> next = ReadWholeFieldOrError(p, end, &f, origin, &body_end);
   if (!next.ok()) {
     *status = next.status();
     return nullptr;
@@ -161,7 +163,7 @@ absl::StatusOr<std::vector<Field>> FindField(absl::string_view message, uint32_t
       found.push_back(field);
     } else if (f.wire_type == WireType::kStartGroup || f.wire_type == WireType::kEndGroup) {
       const char* body_end = nullptr;
-      absl::StatusOr<const char*> after = ReadWholeField(p, end, &f, begin, &body_end);
+      absl::StatusOr<const char*> after = ReadWholeFieldOrError(p, end, &f, begin, &body_end);
       if (!after.ok()) return after.status();
       if (f.number == number) {
         Field field;

@@ -23,9 +23,10 @@
 #include "pbaccel/internal/iterative_merge.h"
 #include "pbaccel/internal/kernel_registry.h"
 #include "pbaccel/internal/protobuf_compat.h"
+#include "pbaccel/internal/size_policy.h"
 #include "pbaccel/internal/top_level_fields.h"
 #include "pbaccel/internal/upstream_merge.h"
-#include "pbaccel/internal/wire_walker.h"
+#include "pbaccel/internal/wire_reader.h"
 #include "pbaccel/packed_varint.h"
 
 #if defined(__SSE2__)
@@ -36,9 +37,8 @@ namespace pbaccel {
 namespace internal {
 namespace {
 // FormatTraits: each format's output type and conversion, as every kernel has them (baseline
-// flags here, like lib/packed_varint.cc's copy); and the portable word-at-a-time helpers.
+// flags here, like lib/packed_varint.cc's copy).
 #include "parsers/varint_format-inl.h"
-#include "parsers/varint_scalar-inl.h"
 }  // namespace
 }  // namespace internal
 
@@ -123,14 +123,11 @@ int DecodeShort(const char* p, const char* end, typename FormatTraits<F>::Out* o
   return static_cast<int>(out - first);
 }
 
-// A payload of more than kTinyPayloadBytes, up to kShortPackedBytes (or a tiny one that
-// ParseTinyOrShortPacked could not give to decode_tiny), appended to `f`: room for one value per
-// byte (at least kTinyPayloadBytes; geometric growth keeps that bounded by the input) is reserved
-// once and the values are decoded straight into the spare capacity (no count pass, no status).
-// One of up to kBoundedTinyPayloadBytes goes to the kernel's bounded tiny decoder where it has one
-// (avx512: tile geometry, OSM way refs); the rest (and what that does not take) to the kernel
-// itself when it says it is the faster (short_payloads_direct: avx512 and bmi2), else to
-// DecodeShort; each where it is the faster on that kernel (docs/kernels.md, "Size thresholds").
+// A payload on the short path (size_policy.h) that decode_tiny did not take, appended to `f`: room
+// for one value per byte (at least kTinyPayloadBytes; geometric growth keeps that bounded by the
+// input) is reserved once and the values are decoded straight into the spare capacity (no count
+// pass, no status), by the kernel's bounded tiny decoder, the kernel itself or DecodeShort, as
+// size_policy.h's ShortTriesBoundedTiny and ShortGoesToKernel choose.
 template <VarintFormat F>
 ABSL_ATTRIBUTE_NOINLINE bool ParseShortPacked(const char* p, const char* end,
                                               RepeatedField<typename FormatTraits<F>::Out>* f) {
@@ -143,11 +140,12 @@ ABSL_ATTRIBUTE_NOINLINE bool ParseShortPacked(const char* p, const char* end,
   const internal::KernelDescriptor& kernel = internal::ActiveKernel();
   const auto* const begin = reinterpret_cast<const uint8_t*>(p);
   const auto* const stop = reinterpret_cast<const uint8_t*>(end);
-  const bool tiny = n <= internal::kTinyPayloadBytes;
-  int count = tiny ? internal::kTinyUnhandled  // Values decoded, or < 0 if malformed.
-                   : kernel.DecodeTinyBounded(F, begin, stop, out, static_cast<size_t>(n));
+  const size_t bytes = static_cast<size_t>(n);
+  int count = internal::ShortTriesBoundedTiny(bytes)  // Values decoded, or < 0 if malformed.
+                  ? kernel.DecodeTinyBounded(F, begin, stop, out, bytes)
+                  : internal::kTinyUnhandled;
   if (count == internal::kTinyUnhandled) {
-    if (kernel.short_payloads_direct && !tiny) {
+    if (internal::ShortGoesToKernel(kernel, bytes)) {
       const internal::DecodeResult r = kernel.Decoder(F, false)(begin, stop, out, n, 0);
       count = r.status == internal::DecodeStatus::kOk ? static_cast<int>(r.count) : -1;
     } else {
@@ -164,12 +162,12 @@ ABSL_ATTRIBUTE_NOINLINE void ReserveTinyRoom(RepeatedField<T>* f) {
   f->Reserve(f->size() + internal::kTinyPayloadBytes);
 }
 
-// A payload of at most kShortPackedBytes, appended to `f`. A tiny one (1 to kTinyPayloadBytes
-// bytes) within the readable input goes to the kernel's decode_tiny (no setup, no bound check per
-// value), which writes into room for kTinyPayloadBytes values (so that it can store one-byte values
-// 16 at a time), and the size then shrinks to the values decoded: a small frame, the rest out of
-// line. The room is inside the field's size while decode_tiny writes it: protobuf 22 and later
-// mark a RepeatedField's capacity past its size as unaddressable under AddressSanitizer. Any other
+// A payload of at most kShortPackedBytes, appended to `f`. One that TakesTinyDecoder
+// (size_policy.h) goes to the kernel's decode_tiny (no setup, no bound check per value), which
+// writes into room for kTinyPayloadBytes values (so that it can store one-byte values 16 at a
+// time), and the size then shrinks to the values decoded: a small frame, the rest out of line. The
+// room is inside the field's size while decode_tiny writes it: protobuf 22 and later mark a
+// RepeatedField's capacity past its size as unaddressable under AddressSanitizer. Any other
 // payload, and one with a varint longer than decode_tiny takes, goes to ParseShortPacked. A
 // malformed one appends nothing.
 template <VarintFormat F>
@@ -177,8 +175,7 @@ inline bool ParseTinyOrShortPacked(const char* p, const char* end,
                                    RepeatedField<typename FormatTraits<F>::Out>* f,
                                    const Context& ctx) {
   const size_t n = static_cast<size_t>(end - p);
-  if (n - 1 < static_cast<size_t>(internal::kTinyPayloadBytes) &&
-      ABSL_PREDICT_TRUE(ctx.readable_end() - p >= internal::kTinyReadableBytes)) {
+  if (internal::TakesTinyDecoder(n, ctx.readable_end() - p)) {
     const int old = f->size();
     if (f->Capacity() - old < internal::kTinyPayloadBytes) ReserveTinyRoom(f);
     const int count = internal::ActiveKernel().TinyDecoder(F)(
@@ -193,7 +190,8 @@ inline bool ParseTinyOrShortPacked(const char* p, const char* end,
 
 }  // namespace
 
-// --- Wire readers --------------------------------------------------------------------------------
+// --- Counters for tests, and the UTF-8 check's slow path
+// ------------------------------------------
 
 uint64_t& FullRequiredFieldChecksForTesting() {
   thread_local uint64_t checks = 0;
@@ -230,47 +228,13 @@ uint64_t& ReusedElementsForTesting() {
   return reused;
 }
 
-TagRead ReadTagSlow(const char* p, const char* end) {
-  uint64_t v;
-  const char* next = internal::ReadVarint(p, end, 5, &v);
-  if (next == nullptr) return {p, 0};
-  return {next, static_cast<uint32_t>(v)};
-}
-
-// A varint of 2-8 bytes with 8 bytes left is one load: its end from the word's high bits, its
-// value joined without a branch on its length (a byte loop mispredicts its exit whenever lengths
-// vary, as ids and timestamps do). Longer ones, and the input's last bytes, take the byte loop.
-VarintRead ReadVarintSlow(const char* p, const char* end) {
-  if (end - p >= 8) {
-    const uint64_t word = internal::LoadLittleEndian64(reinterpret_cast<const uint8_t*>(p));
-    const uint64_t stops = ~word & internal::kHighBits;
-    if (stops != 0) {
-      const int bits = __builtin_ctzll(stops) + 1;  // 8 * the varint's length.
-      return {p + bits / 8,
-              internal::Compact7x8(bits == 64 ? word : word & ((uint64_t{1} << bits) - 1))};
-    }
-  }
-  uint64_t value = 0;
-  const char* next = internal::ReadVarint(p, end, 10, &value);
-  return {next, value};
-}
-
-LengthRead ReadLengthSlow(const char* p, const char* end) {
-  uint64_t n;
-  p = internal::ReadVarint(p, end, 5, &n);
-  if (p == nullptr || n > static_cast<uint64_t>(INT_MAX) || n > static_cast<uint64_t>(end - p)) {
-    return {nullptr, nullptr};
-  }
-  return {p, p + n};
-}
-
 bool ValidUtf8Slow(const char* p, const char* end) {
   return internal::compat::IsStructurallyValidUtf8(p, static_cast<size_t>(end - p));
 }
 
 // --- Packed fields -------------------------------------------------------------------------------
 
-// Up to kShortPackedBytes: ParseTinyOrShortPacked. Longer: the public API (count, reserve
+// TakesShortPath (size_policy.h): ParseTinyOrShortPacked. Longer: the public API (count, reserve
 // exactly, kernel), out of line, so that the short paths need no frame for its status.
 #define PBACCEL_PACKED_PARSER(Name, F, T)                                                   \
   static ABSL_ATTRIBUTE_NOINLINE bool ParseLongPacked##Name(const char* p, const char* end, \
@@ -279,7 +243,7 @@ bool ValidUtf8Slow(const char* p, const char* end) {
   }                                                                                         \
   bool ParsePacked##Name(const char* p, const char* end, RepeatedField<T>* f,               \
                          const Context& ctx) {                                              \
-    if (static_cast<size_t>(end - p) <= kShortPackedBytes) {                                \
+    if (internal::TakesShortPath(static_cast<size_t>(end - p))) {                           \
       return ParseTinyOrShortPacked<VarintFormat::F>(p, end, f, ctx);                       \
     }                                                                                       \
     return ParseLongPacked##Name(p, end, f);                                                \

@@ -22,10 +22,11 @@
 #include "pbaccel/internal/iterative_merge.h"
 #include "pbaccel/internal/message_plan.h"
 #include "pbaccel/internal/protobuf_compat.h"
+#include "pbaccel/internal/size_policy.h"
 #include "pbaccel/internal/stream_parser.h"
 #include "pbaccel/internal/top_level_fields.h"
 #include "pbaccel/internal/upstream_merge.h"
-#include "pbaccel/internal/wire_walker.h"
+#include "pbaccel/internal/wire_reader.h"
 #include "pbaccel/packed_varint.h"
 
 namespace pbaccel {
@@ -38,17 +39,9 @@ using internal::FieldAction;
 using internal::MessagePlan;
 using internal::VarintFormat;
 
-// Submessages shorter than this stay with upstream, parsed inline by its own parser: whatever
-// packed field fits inside is too small to repay leaving that parser (docs/kernels.md, "Size
-// thresholds").
-constexpr size_t kSmallSubmessageBytes = 128;
-
-// Packed fields shorter than this stay with upstream's parser, inline with their neighbours: taking
-// one costs a hand-over to upstream for the fields before it plus a reflection lookup, which a
-// kernel earns back only from about 64 bytes on (docs/kernels.md, "Size thresholds").
-constexpr size_t kMinPackedFieldBytes = 64;
-
-// Whole messages under kSmallMessageBytes (message_parser.h) are not walked at all.
+// Which fields and messages the walk takes from upstream's parser, by size: size_policy.h
+// (WalkTakesPackedField, WalkTakesSubmessage, kSmallFieldsBeforeHandOver; whole messages under
+// kSmallMessageBytes are not walked at all).
 
 // Upstream's default nesting limit (ParseFromString's).
 const int kDefaultBudget = internal::DefaultRecursionBudget();
@@ -217,13 +210,13 @@ class Parser {
 
   static bool Worthwhile(const FieldAction& a, uint64_t len, int budget) {
     switch (a.kind) {
-      case FieldAction::kPackedVarint: return len >= kMinPackedFieldBytes;
+      case FieldAction::kPackedVarint: return internal::WalkTakesPackedField(len);
       case FieldAction::kPackedFixed:
         // A length that is not a multiple of the element size is malformed: upstream says so.
-        return len >= kMinPackedFieldBytes && len % a.fixed_size == 0;
+        return internal::WalkTakesPackedField(len) && len % a.fixed_size == 0;
       case FieldAction::kMessage:
         // Entering a submessage costs one level, as in upstream; at 0 upstream reports the error.
-        return len >= kSmallSubmessageBytes && budget >= 1;
+        return internal::WalkTakesSubmessage(len) && budget >= 1;
       case FieldAction::kUpstream: break;
     }
     return false;

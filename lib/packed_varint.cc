@@ -16,11 +16,15 @@
 #include "absl/strings/str_cat.h"
 #include "parsers/kernel_abi.h"
 #include "pbaccel/internal/kernel_registry.h"
+#include "pbaccel/internal/size_policy.h"
 #include "pbaccel/internal/varint_status.h"
 
 namespace pbaccel {
 namespace internal {
 namespace {
+
+// The word-at-a-time read of one varint (varint_scalar-inl.h builds on it).
+#include "pbaccel/internal/varint_word-inl.h"
 
 // The small-payload path, compiled here at baseline (no dispatch, no tables): the same bounded
 // loop every kernel uses for its tail.
@@ -56,7 +60,7 @@ absl::Status Append(absl::string_view payload, RepeatedField<T>* field, uint64_t
   const uint8_t* const begin = Bytes(payload);
   const uint8_t* const end = begin + payload.size();
   const KernelDescriptor* kernel = &ActiveKernel();
-  const bool small = payload.size() < kernel->inline_below_bytes;
+  const bool small = TakesPortableLoop(*kernel, payload.size());
   const DecodeFn decode = small ? nullptr : kernel->Decoder(F, options.strict);
   const int old_size = field->size();
   // On any error the field is left as it was.
@@ -130,8 +134,8 @@ ABSL_ATTRIBUTE_NOINLINE absl::Status DecodeIntoError(const uint8_t* begin, const
                                                    " values; the output has room for ", out_size));
 }
 
-// Decodes into the caller's buffer with the kernel's block decoder (below the kernel's
-// inline_below_bytes, the simple loop) and names the error if any. The bounded tiny decoder was
+// Decodes into the caller's buffer with the kernel's block decoder (or the simple loop, where
+// TakesPortableLoop) and names the error if any. The bounded tiny decoder was
 // tried inline already (packed_varint.h), for lenient decodes.
 template <VarintFormat F>
 absl::StatusOr<size_t> DecodeInto(absl::string_view payload, void* out_void, size_t cap,
@@ -142,7 +146,7 @@ absl::StatusOr<size_t> DecodeInto(absl::string_view payload, void* out_void, siz
   const uint8_t* const end = begin + payload.size();
   const KernelDescriptor& kernel = ActiveKernel();
   const DecodeFn decode =
-      payload.size() < kernel.inline_below_bytes ? nullptr : kernel.Decoder(F, options.strict);
+      TakesPortableLoop(kernel, payload.size()) ? nullptr : kernel.Decoder(F, options.strict);
   const DecodeResult r = decode == nullptr
                              ? DecodeSmall<F>(begin, end, out, cap, delta_base, options.strict)
                              : decode(begin, end, out, cap, delta_base);

@@ -16,7 +16,7 @@
 #include "pbaccel/internal/field_errors.h"
 #include "pbaccel/internal/top_level_fields.h"
 #include "pbaccel/internal/upstream_merge.h"
-#include "pbaccel/internal/wire_walker.h"
+#include "pbaccel/internal/wire_reader.h"
 
 namespace pbaccel {
 namespace internal {
@@ -49,7 +49,7 @@ bool EnterSubmessage(const char* p, const char* end, const Level& level, int bud
     return false;
   }
   uint64_t length;
-  const char* payload = ReadVarint(wire.value, end, 5, &length);
+  const char* payload = ReadVarintUpTo(wire.value, end, 5, &length);
   if (payload == nullptr) return false;
   *header_bytes = static_cast<size_t>(payload - p);
   if (*header_bytes + length > level.left) {

@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "pbaccel/field_reader.h"
-#include "pbaccel/internal/wire_walker.h"
+#include "pbaccel/internal/wire_reader.h"
 
 namespace pbaccel {
 namespace internal {

@@ -475,11 +475,8 @@ struct MaskedVByteDecoder {
   // 10 bytes, or (strict mode) its 10th byte carries bits past bit 63.
   static bool ReadLong(const uint8_t* q, uint64_t* value, size_t* length) {
     const uint64_t w = LoadLittleEndian64(q);
-    const uint64_t stops = ~w & kHighBits;
-    if (stops != 0) {
-      const unsigned stop = static_cast<unsigned>(__builtin_ctzll(stops));  // 8k + 7
-      *value = Compact7x8(stop == 63 ? w : w & ((uint64_t{1} << (stop + 1)) - 1));
-      *length = (stop + 1) / 8;
+    if (const int in_word = VarintInWord(w, value)) {
+      *length = static_cast<size_t>(in_word);
       return true;
     }
     uint64_t v = Compact7x8(w) | (static_cast<uint64_t>(q[8] & 0x7F) << 56);

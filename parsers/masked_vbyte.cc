@@ -17,6 +17,9 @@ namespace pbaccel {
 namespace internal {
 namespace {
 
+// The word-at-a-time read of one varint (varint_scalar-inl.h builds on it).
+#include "pbaccel/internal/varint_word-inl.h"
+
 #include "parsers/masked_vbyte_tables-inl.h"
 #include "parsers/varint_format-inl.h"
 #include "parsers/varint_scalar-inl.h"

@@ -4,38 +4,15 @@
 // every kernel uses for the bytes its vector loop leaves over.
 //
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, after <cstddef>,
-// <cstdint>, <cstring>, parsers/kernel_abi.h and parsers/varint_format-inl.h (see the note there on
-// why each kernel compiles its own copy). No include guard, no includes.
-
-// High bit of every byte: the continuation bits of eight varint bytes in a little-endian word.
-constexpr uint64_t kHighBits = 0x8080808080808080ull;
-// Low seven bits of every byte: the payload bits.
-constexpr uint64_t kLowBits = 0x7F7F7F7F7F7F7F7Full;
-
-inline uint64_t LoadLittleEndian64(const uint8_t* p) {
-  uint64_t w;
-  std::memcpy(&w, p, sizeof(w));
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  w = __builtin_bswap64(w);
-#endif
-  return w;
-}
+// <cstdint>, <cstring>, parsers/kernel_abi.h, parsers/varint_format-inl.h (see the note there on
+// why each kernel compiles its own copy) and pbaccel/internal/varint_word-inl.h (the word-at-a-time
+// read of one varint). No include guard, no includes.
 
 // Number of bytes of a little-endian word whose bit 7 is set in `byte_high_bits` (a subset of
 // kHighBits), without a popcount instruction: each byte of (m >> 7) is 0 or 1, and multiplying by
 // 0x0101...01 sums all eight into the top byte.
 inline unsigned CountHighBits(uint64_t byte_high_bits) {
   return static_cast<unsigned>(((byte_high_bits >> 7) * 0x0101010101010101ull) >> 56);
-}
-
-// Packs the 7-bit groups of up to eight varint bytes (little-endian in `w`, continuation bits
-// ignored) into one integer of up to 56 bits: three rounds of merging neighbouring groups.
-inline uint64_t Compact7x8(uint64_t w) {
-  uint64_t x = w & kLowBits;
-  x = (x & 0x007F007F007F007Full) | ((x & 0x7F007F007F007F00ull) >> 1);  // 14 bits per 16.
-  x = (x & 0x00003FFF00003FFFull) | ((x & 0x3FFF00003FFF0000ull) >> 2);  // 28 bits per 32.
-  x = (x & 0x000000000FFFFFFFull) | ((x & 0x0FFFFFFF00000000ull) >> 4);  // 56 bits.
-  return x;
 }
 
 // Decodes the one varint at p, reading no byte at or past `end`.

@@ -3,7 +3,7 @@
 #include "pbaccel/testing/mutation.h"
 
 #include "absl/strings/str_cat.h"
-#include "pbaccel/internal/wire_walker.h"
+#include "pbaccel/internal/wire_reader.h"
 #include "pbaccel/testing/rng.h"
 #include "pbaccel/testing/wire_builder.h"
 
@@ -18,7 +18,7 @@ struct Span {
   size_t len_start, payload_start, end;  // Wire type 2: the length is [len_start, payload_start).
 };
 
-// The top-level fields the wire walker reads before the first group or malformed field.
+// The top-level fields the wire reader reads before the first group or malformed field.
 std::vector<Span> TopLevelFields(absl::string_view b) {
   std::vector<Span> spans;
   const char* const begin = b.data();

@@ -20,7 +20,7 @@ namespace testing {
 // non-canonically, lengths past the end and near 2^31, wrong wire types, packed payloads ending
 // mid-varint, inconsistent nested lengths, unterminated and mismatched groups, field numbers 0 and
 // 2^29, duplicated fields and concatenations. The targeted kinds pick a top-level field found with
-// the wire walker (lib/pbaccel/internal/wire_walker.h). Deterministic for a given rng state.
+// the wire reader (lib/pbaccel/internal/wire_reader.h). Deterministic for a given rng state.
 std::vector<std::string> Mutate(absl::string_view valid, std::mt19937_64& rng, size_t count);
 
 }  // namespace testing

@@ -31,7 +31,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "pbaccel/internal/wire_walker.h"
+#include "pbaccel/internal/wire_reader.h"
 #include "pbaccel/wire_type.h"  // IWYU pragma: export
 
 namespace pbaccel {
@@ -66,7 +66,7 @@ static_assert(offsetof(Field, wire_type) >= offsetof(Field, number) + 8,
               "Field: keep number and wire_type apart (see above)");
 
 namespace internal {
-// The Field view of a non-group field the wire walker read, `next` being the byte after it (the
+// The Field view of a non-group field the wire reader read, `next` being the byte after it (the
 // caller sets field->offset).
 inline void FillField(const WireField& f, const char* next, Field* field) {
   field->number = f.number;
@@ -78,7 +78,7 @@ inline void FillField(const WireField& f, const char* next, Field* field) {
   field->raw = absl::string_view(f.tag, static_cast<size_t>(next - f.tag));
 }
 
-// ReadField (wire_walker.h), plus a group's body and end tag (SkipField's rules, below): returns
+// ReadField (wire_reader.h), plus a group's body and end tag (SkipField's rules, below): returns
 // the byte after the whole field. Returns nullptr with *error set for a wire error in the tag or
 // value, and nullptr with *error == kNone for an end-group tag (no group is open here) or a group
 // that is malformed or does not close before `end`. REQUIRES: p < end.
@@ -103,10 +103,10 @@ class FieldReader {
       : begin_(message.data()), next_(begin_), end_(begin_ + message.size()) {}
 
   // Reads the next field into *field. Returns false at the end of the input or on an error (then
-  // status() is not OK and stays so). Fields other than groups are read inline (the wire walker);
+  // status() is not OK and stays so). Fields other than groups are read inline (the wire reader);
   // groups and errors take the out-of-line path.
   //
-  // Always inlined, with the wire walker, and written so that neither the reader's nor *field's
+  // Always inlined, with the wire reader, and written so that neither the reader's nor *field's
   // address escapes (the out-of-line path fills locals that are copied back): the caller's loop
   // then keeps the position, the field's number, wire type and payload in registers. Out of line,
   // or with `this` passed to the slow path, each field's tests waited for stores and reloads

@@ -45,6 +45,7 @@
 #include "google/protobuf/repeated_field.h"
 #include "pbaccel/generated_code_version.h"
 #include "pbaccel/internal/protobuf_compat.h"
+#include "pbaccel/internal/wire_reader.h"
 
 namespace pbaccel {
 namespace gen {
@@ -168,40 +169,11 @@ class Context {
 using MergeFn = const char* (*)(const char* p, const char* end, google::protobuf::MessageLite* msg,
                                 Context* ctx, bool reuse);
 
-// --- Reading the wire (upstream's rules: google/protobuf/parse_context.h) -----------------------
+// --- Reading the wire: the one wire reader's inline forms (pbaccel/internal/wire_reader.h) ------
 
-// Out-of-line continuations of the inline readers below, for multi-byte values. Each returns its
-// two results in registers (a struct of two words), not through memory: a call site then keeps
-// the value in a register, and the generated code is smaller.
-struct TagRead {
-  const char* next;  // The byte after the tag (the tag's first byte if it is malformed).
-  uint32_t tag;      // 0 if malformed.
-};
-TagRead ReadTagSlow(const char* p, const char* end);
-struct VarintRead {
-  const char* next;  // The byte after the varint, or nullptr if it is malformed.
-  uint64_t value;
-};
-VarintRead ReadVarintSlow(const char* p, const char* end);
-struct LengthRead {
-  const char* payload;  // The payload's first byte, or nullptr if the length is malformed or the
-                        // payload does not fit before `end`.
-  const char* payload_end;
-};
-LengthRead ReadLengthSlow(const char* p, const char* end);
-
-// Reads a tag (at most 5 bytes, bits past 32 dropped). REQUIRES p < end. Returns the byte after
-// it; a malformed tag yields *tag = 0, which no generated case matches, so it goes to Delegate.
-inline const char* ReadTag(const char* p, const char* end, uint32_t* tag) {
-  const uint8_t b = static_cast<uint8_t>(*p);
-  if (ABSL_PREDICT_TRUE(b < 0x80)) {
-    *tag = b;
-    return p + 1;
-  }
-  const TagRead read = ReadTagSlow(p, end);
-  *tag = read.tag;
-  return read.next;
-}
+using internal::LoadFixed;
+using internal::ReadLength;
+using internal::ReadTag;
 
 // Fast paths a test must see taken are counted on this thread by generated parsers compiled with
 // PBACCEL_GEN_COUNT_FAST_PATHS defined (a test's); other generated code does not count.
@@ -247,56 +219,21 @@ inline bool NextTagIs(const char* p, const char* end, uint8_t tag) {
   return hit;
 }
 
-// Reads a varint value (at most 10 bytes, bits past 63 dropped). Returns the byte after it, or
-// nullptr if it is longer or runs past `end`. One- and two-byte varints (small ids, string-table
-// indexes, line numbers) are read inline, as upstream's ReadVarint64 does; longer ones out of line.
+// Reads a varint value: internal::ReadVarint (one- and two-byte varints inline), counting the
+// varints it reads out of line where the generated code counts.
 inline const char* ReadVarint(const char* p, const char* end, uint64_t* value) {
-  if (ABSL_PREDICT_TRUE(p < end)) {
-    const uint32_t b0 = static_cast<uint8_t>(p[0]);
-    if (ABSL_PREDICT_TRUE(b0 < 0x80)) {
-      *value = b0;
-      return p + 1;
-    }
-    if (end - p >= 2 && static_cast<uint8_t>(p[1]) < 0x80) {
-      *value = b0 - 0x80 + (static_cast<uint32_t>(static_cast<uint8_t>(p[1])) << 7);
-      return p + 2;
-    }
-  }
 #if defined(PBACCEL_GEN_COUNT_FAST_PATHS)
-  ++SlowVarintsForTesting();
+  struct CountSlowVarint {
+    void operator()() const { ++SlowVarintsForTesting(); }
+  };
+  return internal::ReadVarint<CountSlowVarint>(p, end, value);
+#else
+  return internal::ReadVarint(p, end, value);
 #endif
-  const VarintRead read = ReadVarintSlow(p, end);
-  *value = read.value;
-  return read.next;
 }
 #if defined(PBACCEL_GEN_COUNT_FAST_PATHS)
 }  // namespace counting_fast_paths
 #endif
-
-// Reads a length (at most 5 bytes, below 2^31) and checks that the payload fits before `end`.
-// Returns the payload's first byte and sets *payload_end, or returns nullptr.
-inline const char* ReadLength(const char* p, const char* end, const char** payload_end) {
-  if (ABSL_PREDICT_TRUE(p < end && static_cast<uint8_t>(*p) < 0x80)) {
-    const size_t n = static_cast<uint8_t>(*p);
-    ++p;
-    if (ABSL_PREDICT_FALSE(n > static_cast<size_t>(end - p))) return nullptr;
-    *payload_end = p + n;
-    return p;
-  }
-  const LengthRead read = ReadLengthSlow(p, end);
-  *payload_end = read.payload_end;
-  return read.payload;
-}
-
-// A fixed-width little-endian value. REQUIRES: sizeof(T) bytes readable at p.
-template <typename T>
-inline T LoadFixed(const char* p) {
-  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
-                "fixed-width loads assume little-endian");
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
-}
 
 inline int32_t ZigZag32(uint64_t v) {
   const uint32_t n = static_cast<uint32_t>(v);
@@ -332,14 +269,10 @@ inline bool ValidUtf8(const char* p, const char* end) {
 
 // Append the values of the packed payload [p, end) to `field`, as upstream would. Return false
 // (leaving the field's elements as they were) if the payload is malformed: the caller then
-// delegates the field, and upstream reports the error. Payloads up to kShortPackedBytes take the
-// short path: values written straight into the field's spare capacity, reserved once for one value
-// per byte (at least 16); tiny ones (internal::kTinyPayloadBytes, with the input readable
-// internal::kTinyReadableBytes from their start: ctx.readable_end()) by the active kernel's
-// decode_tiny, others by the active kernel where it is the faster (short_payloads_direct in
-// parsers/kernel_abi.h) or else by SSE2 blocks of one-byte varints. Longer ones take the public
-// API (packed_varint.h).
-inline constexpr size_t kShortPackedBytes = 128;
+// delegates the field, and upstream reports the error. Which decoder takes a payload (the active
+// kernel's tiny decoders, the kernel itself, an SSE2 loop of one-byte varints, or the public API,
+// packed_varint.h) is decided by its size: pbaccel/internal/size_policy.h. Tiny payloads are read
+// in whole words within the input (ctx.readable_end()).
 
 bool ParsePackedInt32(const char* p, const char* end, google::protobuf::RepeatedField<int32_t>* f,
                       const Context& ctx);

@@ -61,7 +61,7 @@ namespace pbaccel {
 
 // Messages shorter than this are parsed by upstream's parser in one call, without walking their
 // fields: the walk and the hand-overs cost more than kernels save on the packed fields such a
-// message can hold (docs/kernels.md, "Size thresholds").
+// message can hold (with every other size choice: pbaccel/internal/size_policy.h).
 inline constexpr size_t kSmallMessageBytes = 512;
 
 // Clears `msg`, then parses `bytes` into it; fails if proto2 required fields are missing.

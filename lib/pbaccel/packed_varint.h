@@ -73,6 +73,7 @@
 #include "google/protobuf/repeated_field.h"
 #include "parsers/kernel_abi.h"
 #include "pbaccel/internal/kernel_registry.h"
+#include "pbaccel/internal/size_policy.h"
 
 namespace pbaccel {
 
@@ -145,9 +146,7 @@ namespace internal {
 inline int TryDecodeTinyInline(VarintFormat format, absl::string_view payload, void* out,
                                size_t cap, DecodeOptions options) {
   // Longer payloads and strict decodes leave at once, before the kernel is fetched.
-  if (options.strict || payload.size() > static_cast<size_t>(BoundedTinyPayloadBytes(format))) {
-    return -1;
-  }
+  if (!SpanTriesBoundedTiny(format, payload.size(), options.strict)) return -1;
   const uint8_t* const p = reinterpret_cast<const uint8_t*>(payload.data());
   return ActiveKernel().DecodeTinyBounded(format, p, p + payload.size(), out, cap);
 }

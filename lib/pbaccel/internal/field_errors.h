@@ -11,7 +11,7 @@
 
 #include "absl/status/status.h"
 #include "google/protobuf/message_lite.h"
-#include "pbaccel/internal/wire_walker.h"
+#include "pbaccel/internal/wire_reader.h"
 
 namespace pbaccel {
 namespace internal {

@@ -13,6 +13,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "google/protobuf/descriptor.h"
 #include "parsers/kernel_abi.h"
+#include "pbaccel/internal/size_policy.h"
 
 namespace pbaccel {
 namespace internal {
@@ -81,16 +82,8 @@ bool InGeneratedPool(const google::protobuf::Descriptor* descriptor);
 // parser gives them a PlanCache that lives for one parse.
 const MessagePlan& PlanFor(const google::protobuf::Descriptor* descriptor);
 
-// A message whose first length-delimited fields are all too small to take (none of them a
-// packed field or submessage worth leaving upstream's parser for: a profile's thousands of
-// samples) is walked only for this many of them; then the rest of it goes to upstream in one
-// hand-over, unread, as the walk would have handed it over field by field anyway. A message in
-// which the walk took a field is walked to its end (an OSM group's ways, some long).
-// (docs/kernels.md, "Size thresholds".)
-inline constexpr int kSmallFieldsBeforeHandOver = 128;
-
 // For tests, counted on this thread: messages (or submessages) whose walk the message parser
-// stopped at kSmallFieldsBeforeHandOver, handing the rest to upstream unread.
+// stopped at kSmallFieldsBeforeHandOver (size_policy.h), handing the rest to upstream unread.
 uint64_t& SmallFieldHandOversForTesting();
 
 }  // namespace internal

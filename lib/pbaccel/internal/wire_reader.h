@@ -1,63 +1,67 @@
 // Copyright 2026 The pbaccel Authors.
 //
-// wire_walker.h: the one walk over a serialized message's fields. The message parser, the field
-// reader (FieldReader, SkipField, FindField) and the differential kit's mutations all step through
-// fields with ReadField; none has a tag or length reader of its own.
-//
-// ReadField reads one field's tag and finds its value's extent, with upstream protobuf's rules
-// (google/protobuf/parse_context.h: ReadTag, ParseVarint, ReadSize):
+// wire_reader.h: the one wire reader. Every part of pbaccel that reads the protobuf wire format
+// reads it here, with upstream protobuf's rules (google/protobuf/parse_context.h: ReadTag,
+// ParseVarint, ReadSize):
 //   * a tag is a varint of at most 5 bytes; bits past 32 are dropped, as upstream's ReadTag drops
 //     them; field number 0 and wire types 6 and 7 are errors;
 //   * a varint value has at most 10 bytes (bits past 63 dropped); fixed32/fixed64 need 4/8 bytes;
 //   * a length is a varint of at most 5 bytes, below 2^31, and must fit in the rest of the input.
-// It does not enter groups: a start-group field ends where its body begins, and the caller skips
-// the body (SkipField in field_reader.h does, with upstream's nesting limit). An end-group tag is
-// returned as a field; whether one is allowed there is the caller's decision.
 //
-// Cost: one byte compare per tag, varint value and length in the common one-byte case; no
-// allocation, no bounds beyond [p, end). ReadField and ReadValue are always inlined: a walk loop
-// then keeps its position in a register, and the caller tests the field's number and wire type
-// where they were computed instead of reloading them from a WireField written through memory
-// (FieldReader's walk over the real-data tiles takes about 30% less time so).
+// Two forms of the same reads, for two kinds of caller:
+//   * The generated parsers' forms, ReadTag, ReadVarint and ReadLength: the one-byte case (and
+//     two-byte varints) inline, longer values out of line (lib/wire_reader.cc), each returning two
+//     words in registers. A generated parser's every case calls them, so they are small.
+//   * The walkers' form, ReadField (one field: its tag and its value's extent, as a WireField), for
+//     the reflection walk, the field reader (FieldReader, SkipField, FindField), the stream parser
+//     and the differential kit's mutations: always inlined, every length of varint included, so
+//     that a walk loop keeps its position and the field's number and wire type in registers
+//     (FieldReader's walk over the real-data tiles takes about 30% less time so; docs/kernels.md).
+// Both read a varint of two to eight bytes as one word (VarintInWord,
+// pbaccel/internal/varint_word-inl.h, whose one text the kernels also compile, each with its own
+// instruction set). A packed field's payload is the kernels' to decode (parsers/), not this
+// reader's.
+//
+// Groups: ReadField does not enter them. A start-group field ends where its body begins, and the
+// caller skips the body (ReadWholeField in field_reader.h does, with upstream's nesting limit). An
+// end-group tag is returned as a field; whether one is allowed there is the caller's decision.
+//
+// Bounds: every function reads only bytes in [p, end); no allocation.
 
-#ifndef PBACCEL_INTERNAL_WIRE_WALKER_H_
-#define PBACCEL_INTERNAL_WIRE_WALKER_H_
+#ifndef PBACCEL_INTERNAL_WIRE_READER_H_
+#define PBACCEL_INTERNAL_WIRE_READER_H_
 
 #include <climits>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
 #include "absl/base/attributes.h"
-#include "absl/numeric/bits.h"
+#include "absl/base/optimization.h"
 #include "pbaccel/wire_type.h"
 
 namespace pbaccel {
 namespace internal {
 
-// Reads a varint of at most `max_bytes` bytes in [p, end) (bits past 63 dropped). Returns the byte
-// after it, or nullptr if it is longer or runs past `end`.
-inline const char* ReadVarint(const char* p, const char* end, int max_bytes, uint64_t* value) {
+namespace word {
+#include "pbaccel/internal/varint_word-inl.h"
+}  // namespace word
+
+// --- Varints ------------------------------------------------------------------------------------
+
+// Reads a varint of at most `max_bytes` bytes in [p, end) (bits past 63 dropped), wholly inline.
+// Returns the byte after it, or nullptr if it is longer or runs past `end`.
+inline const char* ReadVarintUpTo(const char* p, const char* end, int max_bytes, uint64_t* value) {
   if (p < end && static_cast<uint8_t>(*p) < 0x80) {  // One byte: most tags, lengths, values.
     *value = static_cast<uint8_t>(*p);
     return p + 1;
   }
   if (end - p >= 8) {
-    // Eight bytes in bounds: the varint's end is found and its 7-bit groups joined in one word,
-    // without a branch per byte (OSM's zero-copy read, whose ways each start with a five-byte
-    // id, gains 2-4%). A varint of nine or ten bytes takes the loop below.
-    uint64_t w;
-    std::memcpy(&w, p, sizeof(w));
-    const uint64_t stops = ~w & 0x8080808080808080ull;
-    if (stops != 0) {
-      const int bits = absl::countr_zero(stops) + 1;  // 8 * the varint's length.
-      if (bits > 8 * max_bytes) return nullptr;
-      uint64_t x = bits == 64 ? w : w & ((uint64_t{1} << bits) - 1);
-      x = (x & 0x007F007F007F007Full) | ((x & 0x7F007F007F007F00ull) >> 1);
-      x = (x & 0x00003FFF00003FFFull) | ((x & 0x3FFF00003FFF0000ull) >> 2);
-      x = (x & 0x000000000FFFFFFFull) | ((x & 0x0FFFFFFF00000000ull) >> 4);
-      *value = x;
-      return p + bits / 8;
-    }
+    // Eight bytes in bounds: a varint that ends within them is one word (OSM's zero-copy read,
+    // whose ways each start with a five-byte id, gains 2-4%). Nine or ten bytes: the loop below.
+    const int length =
+        word::VarintInWord(word::LoadLittleEndian64(reinterpret_cast<const uint8_t*>(p)), value);
+    if (length != 0) return length <= max_bytes ? p + length : nullptr;
   }
   uint64_t v = 0;
   for (int i = 0; i < max_bytes && p < end; ++i) {
@@ -70,6 +74,95 @@ inline const char* ReadVarint(const char* p, const char* end, int max_bytes, uin
   }
   return nullptr;
 }
+
+// Out-of-line continuations of the generated parsers' inline readers below, for multi-byte
+// values (lib/wire_reader.cc). Each returns its two results in registers (a struct of two words),
+// not through memory: a call site then keeps the value in a register, and the code is smaller.
+struct TagRead {
+  const char* next;  // The byte after the tag (the tag's first byte if it is malformed).
+  uint32_t tag;      // 0 if malformed.
+};
+TagRead ReadTagSlow(const char* p, const char* end);
+struct VarintRead {
+  const char* next;  // The byte after the varint, or nullptr if it is malformed.
+  uint64_t value;
+};
+VarintRead ReadVarintSlow(const char* p, const char* end);
+struct LengthRead {
+  const char* payload;  // The payload's first byte, or nullptr if the length is malformed or the
+                        // payload does not fit before `end`.
+  const char* payload_end;
+};
+LengthRead ReadLengthSlow(const char* p, const char* end);
+
+// Reads a tag (at most 5 bytes, bits past 32 dropped). REQUIRES p < end. Returns the byte after
+// it; a malformed tag yields *tag = 0 (which no field number matches) and returns p.
+inline const char* ReadTag(const char* p, const char* end, uint32_t* tag) {
+  const uint8_t b = static_cast<uint8_t>(*p);
+  if (ABSL_PREDICT_TRUE(b < 0x80)) {
+    *tag = b;
+    return p + 1;
+  }
+  const TagRead read = ReadTagSlow(p, end);
+  *tag = read.tag;
+  return read.next;
+}
+
+// What ReadVarint does when a varint goes out of line: nothing (OnSlowVarint for tests counts).
+struct NoSlowVarintHook {
+  void operator()() const {}
+};
+
+// Reads a varint value (at most 10 bytes, bits past 63 dropped). Returns the byte after it, or
+// nullptr if it is longer or runs past `end`. One- and two-byte varints (small ids, string-table
+// indexes, line numbers) are read inline, as upstream's ReadVarint64 does; longer ones out of line,
+// after OnSlowVarint() (a test's counter; nothing by default).
+template <typename OnSlowVarint = NoSlowVarintHook>
+inline const char* ReadVarint(const char* p, const char* end, uint64_t* value) {
+  if (ABSL_PREDICT_TRUE(p < end)) {
+    const uint32_t b0 = static_cast<uint8_t>(p[0]);
+    if (ABSL_PREDICT_TRUE(b0 < 0x80)) {
+      *value = b0;
+      return p + 1;
+    }
+    if (end - p >= 2 && static_cast<uint8_t>(p[1]) < 0x80) {
+      *value = b0 - 0x80 + (static_cast<uint32_t>(static_cast<uint8_t>(p[1])) << 7);
+      return p + 2;
+    }
+  }
+  OnSlowVarint()();
+  const VarintRead read = ReadVarintSlow(p, end);
+  *value = read.value;
+  return read.next;
+}
+
+// Reads a length (at most 5 bytes, below 2^31) and checks that the payload fits before `end`.
+// Returns the payload's first byte and sets *payload_end, or returns nullptr.
+inline const char* ReadLength(const char* p, const char* end, const char** payload_end) {
+  if (ABSL_PREDICT_TRUE(p < end && static_cast<uint8_t>(*p) < 0x80)) {
+    const size_t n = static_cast<uint8_t>(*p);
+    ++p;
+    if (ABSL_PREDICT_FALSE(n > static_cast<size_t>(end - p))) return nullptr;
+    *payload_end = p + n;
+    return p;
+  }
+  const LengthRead read = ReadLengthSlow(p, end);
+  *payload_end = read.payload_end;
+  return read.payload;
+}
+
+// A fixed-width little-endian value (fixed32, fixed64, sfixed*, float, double).
+// REQUIRES: sizeof(T) bytes readable at p.
+template <typename T>
+inline T LoadFixed(const char* p) {
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+                "fixed-width loads assume little-endian");
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+// --- Whole fields (the walkers' form) -----------------------------------------------------------
 
 // Why ReadField stopped. Tag errors are at the field's tag; the others at its value.
 enum class WireError : uint8_t {
@@ -129,7 +222,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* ReadValue(const char* p, const c
   field->varint = 0;
   switch (field->wire_type) {
     case WireType::kVarint:
-      p = ReadVarint(p, end, 10, &field->varint);
+      p = ReadVarintUpTo(p, end, 10, &field->varint);
       if (p == nullptr) *error = WireError::kMalformedVarint;
       break;
     case WireType::kFixed64:
@@ -150,7 +243,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* ReadValue(const char* p, const c
       break;
     case WireType::kLengthDelimited: {
       uint64_t len;
-      p = ReadVarint(p, end, 5, &len);
+      p = ReadVarintUpTo(p, end, 5, &len);
       if (p == nullptr || len > static_cast<uint64_t>(INT_MAX)) {
         *error = WireError::kMalformedLength;
         return nullptr;
@@ -183,7 +276,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* ReadField(const char* p, const c
   if (static_cast<uint8_t>(*p) < 0x80) {
     tag = static_cast<uint8_t>(*p++);
   } else {
-    p = ReadVarint(p, end, 5, &tag);
+    p = ReadVarintUpTo(p, end, 5, &tag);
     if (p == nullptr) {
       *error = WireError::kMalformedTag;
       return nullptr;
@@ -206,4 +299,4 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline const char* ReadField(const char* p, const c
 }  // namespace internal
 }  // namespace pbaccel
 
-#endif  // PBACCEL_INTERNAL_WIRE_WALKER_H_
+#endif  // PBACCEL_INTERNAL_WIRE_READER_H_

@@ -1,0 +1,108 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// size_policy.h: every choice pbaccel makes by size, in one place: which way a packed varint
+// payload is decoded, and which fields and messages the reflection walk takes from upstream's
+// parser. Each threshold states its reason here; the measurements behind it are in
+// docs/kernels.md, "Size thresholds". Call sites ask the functions below and hold no size constant
+// of their own.
+//
+// A packed varint payload's ways, by who asks (kernel = the active kernel, parsers/kernel_abi.h):
+//
+//   generated parser (gen::ParsePacked*)          public API (packed_varint.h, packed_view.h)
+//   ------------------------------------          -------------------------------------------
+//   1..16 bytes, 24 readable: decode_tiny          span and view, lenient, up to 64 bytes (128
+//   up to 128 bytes (ParseShortPacked):              for 64-bit types): decode_tiny_bounded
+//     17 bytes and more: decode_tiny_bounded       below inline_below_bytes: the portable loop
+//     then the kernel straight into spare          else: the kernel (RepeatedField: count,
+//       capacity if short_payloads_direct            reserve once, decode)
+//     else the SSE2 loop (DecodeShort)
+//   longer: the public API
+//
+// (Each tiny decoder may decline a payload, and the next way on the list takes it.) The tiny
+// decoders' sizes (kTinyPayloadBytes, kTinyReadableBytes, BoundedTinyPayloadBytes) are the kernel
+// ABI's contract, not tuning. The per-kernel tuning is data in each kernel's descriptor
+// (inline_below_bytes, short_payloads_direct), measured per kernel; these functions read it.
+
+#ifndef PBACCEL_INTERNAL_SIZE_POLICY_H_
+#define PBACCEL_INTERNAL_SIZE_POLICY_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "absl/base/optimization.h"
+#include "parsers/kernel_abi.h"
+
+namespace pbaccel {
+namespace internal {
+
+// --- Packed varint payloads: generated parsers ------------------------------------------------
+
+// Payloads up to this size take the generated parsers' short paths (values decoded straight into
+// the field's spare capacity, reserved once for one value per byte: no count pass, no status);
+// longer ones the public API, whose count pass and status then cost little against the payload.
+inline constexpr size_t kShortPackedBytes = 128;
+
+// Whether a generated parser gives a payload of `bytes` bytes, with `readable` bytes of the input
+// readable from its first byte, to the kernel's decode_tiny (which reads past the payload).
+// (The input almost always goes on that far: a payload at the very end of a message is rare.)
+inline bool TakesTinyDecoder(size_t bytes, ptrdiff_t readable) {
+  return bytes - 1 < static_cast<size_t>(kTinyPayloadBytes) &&
+         ABSL_PREDICT_TRUE(readable >= kTinyReadableBytes);
+}
+
+// Whether a generated parser's payload of `bytes` bytes takes the short paths (ParseShortPacked).
+inline bool TakesShortPath(size_t bytes) { return bytes <= kShortPackedBytes; }
+
+// On the short path: whether a payload of `bytes` bytes is offered to the kernel's bounded tiny
+// decoder first (a tiny one was offered decode_tiny already).
+inline bool ShortTriesBoundedTiny(size_t bytes) {
+  return bytes > static_cast<size_t>(kTinyPayloadBytes);
+}
+
+// On the short path, after the tiny decoders: whether the kernel decodes the payload itself (it
+// measured the faster on the real packed fields: short_payloads_direct), or the generated parsers'
+// SSE2 loop does. A tiny payload that decode_tiny declined always takes the loop.
+inline bool ShortGoesToKernel(const KernelDescriptor& kernel, size_t bytes) {
+  return kernel.short_payloads_direct && bytes > static_cast<size_t>(kTinyPayloadBytes);
+}
+
+// --- Packed varint payloads: the public API ---------------------------------------------------
+
+// Whether a decode into a caller's span (or a PackedView chunk) first offers the payload to the
+// kernel's bounded tiny decoder: lenient decodes of payloads it may take.
+inline bool SpanTriesBoundedTiny(VarintFormat format, size_t bytes, bool strict) {
+  return !strict && bytes <= static_cast<size_t>(BoundedTinyPayloadBytes(format));
+}
+
+// Whether the public API decodes a payload of `bytes` bytes with its portable per-varint loop
+// instead of the kernel, whose setup would cost more than it saves.
+inline bool TakesPortableLoop(const KernelDescriptor& kernel, size_t bytes) {
+  return bytes < kernel.inline_below_bytes;
+}
+
+// --- The reflection walk (message_parser.cc) --------------------------------------------------
+
+// Whole messages shorter than pbaccel::kSmallMessageBytes (512, public in message_parser.h: the
+// gRPC switch and callers use it) are parsed by upstream's parser in one call, without walking
+// their fields: the walk and its hand-overs cost more than kernels save on the packed fields such
+// a message can hold.
+
+// Whether the walk takes a submessage of `bytes` bytes (else it stays inline with upstream's
+// parser: whatever packed field fits inside is too small to repay leaving that parser).
+inline bool WalkTakesSubmessage(size_t bytes) { return bytes >= 128; }
+
+// Whether the walk takes a packed field of `bytes` bytes: taking one costs a hand-over of the
+// fields before it to upstream plus a reflection lookup, which a kernel earns back only from about
+// 64 bytes on.
+inline bool WalkTakesPackedField(size_t bytes) { return bytes >= 64; }
+
+// A message whose first length-delimited fields are all too small to take (a profile's thousands
+// of samples) is walked only for this many of them; then the rest of it goes to upstream in one
+// hand-over, unread, as the walk would have handed it over field by field anyway. A message in
+// which the walk took a field is walked to its end (an OSM group's ways, some long).
+inline constexpr int kSmallFieldsBeforeHandOver = 128;
+
+}  // namespace internal
+}  // namespace pbaccel
+
+#endif  // PBACCEL_INTERNAL_SIZE_POLICY_H_

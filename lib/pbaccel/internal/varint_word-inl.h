@@ -1,0 +1,50 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// varint_word-inl.h: reading varints eight bytes at a time, the one text of the word-at-a-time
+// varint read. A little-endian word of the eight bytes at a varint's first byte holds the whole
+// varint when it has at most eight bytes: its length is found from the word's continuation bits
+// and its 7-bit groups joined with three shift-and-mask rounds, without a branch per byte (a byte
+// loop mispredicts its exit whenever lengths vary, as ids and timestamps do).
+//
+// Included twice over, as the other -inl.h files are: by each kernel inside its anonymous
+// namespace (compiled with its own instruction-set flags, so a kernel shares no inline function
+// with the rest of the program), and by the wire reader (pbaccel/internal/wire_reader.h) inside
+// pbaccel::internal::word, for everything compiled with baseline flags.
+//
+// REQUIRES: included inside a namespace, after <cstdint> and <cstring>. No include guard, no
+// includes.
+
+// High bit of every byte: the continuation bits of eight varint bytes in a little-endian word.
+constexpr uint64_t kHighBits = 0x8080808080808080ull;
+// Low seven bits of every byte: the payload bits.
+constexpr uint64_t kLowBits = 0x7F7F7F7F7F7F7F7Full;
+
+inline uint64_t LoadLittleEndian64(const uint8_t* p) {
+  uint64_t w;
+  std::memcpy(&w, p, sizeof(w));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  w = __builtin_bswap64(w);
+#endif
+  return w;
+}
+
+// Packs the 7-bit groups of up to eight varint bytes (little-endian in `w`, continuation bits
+// ignored) into one integer of up to 56 bits: three rounds of merging neighbouring groups.
+inline uint64_t Compact7x8(uint64_t w) {
+  uint64_t x = w & kLowBits;
+  x = (x & 0x007F007F007F007Full) | ((x & 0x7F007F007F007F00ull) >> 1);  // 14 bits per 16.
+  x = (x & 0x00003FFF00003FFFull) | ((x & 0x3FFF00003FFF0000ull) >> 2);  // 28 bits per 32.
+  x = (x & 0x000000000FFFFFFFull) | ((x & 0x0FFFFFFF00000000ull) >> 4);  // 56 bits.
+  return x;
+}
+
+// The varint at the start of `w` (the eight bytes at its first byte, LoadLittleEndian64): its
+// length in bytes (1 to 8), its value in *value; or 0, *value untouched, when none of the eight
+// bytes ends it (a varint of nine or ten bytes, or an over-long one: the caller reads on).
+inline int VarintInWord(uint64_t w, uint64_t* value) {
+  const uint64_t stops = ~w & kHighBits;
+  if (stops == 0) return 0;
+  const int bits = __builtin_ctzll(stops) + 1;  // 8 * the varint's length.
+  *value = Compact7x8(bits == 64 ? w : w & ((uint64_t{1} << bits) - 1));
+  return bits / 8;
+}
