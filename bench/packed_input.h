@@ -14,7 +14,7 @@
 
 #include "absl/strings/string_view.h"
 #include "google/protobuf/repeated_field.h"
-#include "parsers/kernel_abi.h"
+#include "pbaccel/internal/kernel_abi.h"
 #include "pbaccel/testing/formats.h"
 #include "pbaccel/testing/workloads.h"
 #include "proto/packed_fields.pb.h"

@@ -16,12 +16,13 @@
 #include "absl/synchronization/mutex.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
-#include "parsers/kernel_abi.h"
 #include "pbaccel/field_reader.h"
 #include "pbaccel/internal/field_errors.h"
 #include "pbaccel/internal/generated_registry.h"
 #include "pbaccel/internal/iterative_merge.h"
+#include "pbaccel/internal/kernel_abi.h"
 #include "pbaccel/internal/kernel_registry.h"
+#include "pbaccel/internal/parser_counters.h"
 #include "pbaccel/internal/protobuf_compat.h"
 #include "pbaccel/internal/size_policy.h"
 #include "pbaccel/internal/top_level_fields.h"
@@ -190,43 +191,22 @@ inline bool ParseTinyOrShortPacked(const char* p, const char* end,
 
 }  // namespace
 
-// --- Counters for tests, and the UTF-8 check's slow path
-// ------------------------------------------
+// --- Counters for tests, and the UTF-8 check's slow path -----------------------------------------
 
-uint64_t& FullRequiredFieldChecksForTesting() {
-  thread_local uint64_t checks = 0;
-  return checks;
-}
-
-uint64_t& DeepSubmessagesForTesting() {
-  thread_local uint64_t deep = 0;
-  return deep;
-}
-
-uint64_t& DelegatedFieldsForTesting() {
-  thread_local uint64_t delegated = 0;
-  return delegated;
-}
-
-uint64_t& PredictedTagsForTesting() {
-  thread_local uint64_t hits = 0;
-  return hits;
-}
-
-uint64_t& SlowVarintsForTesting() {
-  thread_local uint64_t calls = 0;
-  return calls;
-}
-
-uint64_t& PlainClearsForTesting() {
-  thread_local uint64_t clears = 0;
-  return clears;
-}
-
-uint64_t& ReusedElementsForTesting() {
-  thread_local uint64_t reused = 0;
-  return reused;
-}
+// The counters of parser_counters.h, each this thread's.
+#define PBACCEL_THREAD_COUNTER(Name) \
+  uint64_t& Name() {                 \
+    thread_local uint64_t count = 0; \
+    return count;                    \
+  }
+PBACCEL_THREAD_COUNTER(FullRequiredFieldChecksForTesting)
+PBACCEL_THREAD_COUNTER(DeepSubmessagesForTesting)
+PBACCEL_THREAD_COUNTER(DelegatedFieldsForTesting)
+PBACCEL_THREAD_COUNTER(PredictedTagsForTesting)
+PBACCEL_THREAD_COUNTER(SlowVarintsForTesting)
+PBACCEL_THREAD_COUNTER(PlainClearsForTesting)
+PBACCEL_THREAD_COUNTER(ReusedElementsForTesting)
+#undef PBACCEL_THREAD_COUNTER
 
 bool ValidUtf8Slow(const char* p, const char* end) {
   return internal::compat::IsStructurallyValidUtf8(p, static_cast<size_t>(end - p));

@@ -14,7 +14,7 @@
 #include "absl/base/optimization.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "parsers/kernel_abi.h"
+#include "pbaccel/internal/kernel_abi.h"
 #include "pbaccel/internal/kernel_registry.h"
 #include "pbaccel/internal/size_policy.h"
 #include "pbaccel/internal/varint_status.h"

@@ -2,7 +2,7 @@
 
 #include "pbaccel/packed_view.h"
 
-#include "parsers/kernel_abi.h"
+#include "pbaccel/internal/kernel_abi.h"
 #include "pbaccel/internal/kernel_registry.h"
 #include "pbaccel/internal/varint_status.h"
 

@@ -47,7 +47,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "parsers/kernel_abi.h"
+#include "pbaccel/internal/kernel_abi.h"
 
 // GCC 12's AVX-512 intrinsics build their results on _mm512_undefined_*(), whose
 // `__m512i __Y = __Y` its -Wuninitialized and -Wmaybe-uninitialized then report at every inlined

@@ -45,7 +45,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "parsers/kernel_abi.h"
+#include "pbaccel/internal/kernel_abi.h"
 
 namespace pbaccel {
 namespace internal {

@@ -9,7 +9,7 @@ Everything else about a kernel is derived from its row in KERNELS:
   * //lib:kernel_registry's dependencies, the archive list of the symbol and instruction tests, and
     the features the instruction-scan test (tests/kernel_isa_test.py) allows in each kernel's code.
 
-Adding a kernel: write parsers/<name>.cc (see kernel_abi.h), defining
+Adding a kernel: write parsers/<name>.cc (see lib/pbaccel/internal/kernel_abi.h), defining
 `extern const KernelDescriptor k<Name>Kernel` (name in CamelCase: masked_vbyte -> kMaskedVbyteKernel),
 and add its row below (its architecture, its features), where its speed puts it in the priority
 order. Nothing else; a new architecture is one entry of ARCHES (and its config_setting in

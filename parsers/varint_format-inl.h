@@ -4,10 +4,11 @@
 // kernel uses. Shared by all kernels.
 //
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, in a kernel's .cc
-// file, after <cstddef>, <cstdint>, <cstring> and parsers/kernel_abi.h. Each kernel thereby gets
-// its own internal-linkage copy of these templates, compiled with that kernel's instruction-set
-// flags: no inline function is shared between kernels, so the linker can never hand an AVX-512 copy
-// to code running on a CPU without AVX-512 (Abseil's rule for hermetic instruction-set targets).
+// file, after <cstddef>, <cstdint>, <cstring> and pbaccel/internal/kernel_abi.h. Each kernel
+// thereby gets its own internal-linkage copy of these templates, compiled with that kernel's
+// instruction-set flags: no inline function is shared between kernels, so the linker can never hand
+// an AVX-512 copy to code running on a CPU without AVX-512 (Abseil's rule for hermetic
+// instruction-set targets).
 //
 // This file deliberately has no include guard and includes nothing but tiny_payload-inl.h (each
 // kernel's decode_tiny, which MakeKernelDescriptor lists).

@@ -4,9 +4,9 @@
 // every kernel uses for the bytes its vector loop leaves over.
 //
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, after <cstddef>,
-// <cstdint>, <cstring>, parsers/kernel_abi.h, parsers/varint_format-inl.h (see the note there on
-// why each kernel compiles its own copy) and pbaccel/internal/varint_word-inl.h (the word-at-a-time
-// read of one varint). No include guard, no includes.
+// <cstdint>, <cstring>, pbaccel/internal/kernel_abi.h, parsers/varint_format-inl.h (see the note
+// there on why each kernel compiles its own copy) and pbaccel/internal/varint_word-inl.h (the
+// word-at-a-time read of one varint). No include guard, no includes.
 
 // Number of bytes of a little-endian word whose bit 7 is set in `byte_high_bits` (a subset of
 // kHighBits), without a popcount instruction: each byte of (m >> 7) is 0 or 1, and multiplying by

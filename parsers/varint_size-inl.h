@@ -5,7 +5,7 @@
 // tails).
 //
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, after <cstddef>,
-// <cstdint> and parsers/kernel_abi.h. No include guard, no includes.
+// <cstdint> and pbaccel/internal/kernel_abi.h. No include guard, no includes.
 
 // Bytes of the varint of v: 1 + floor(log2(v | 1) / 7), computed as upstream's VarintSize64 does
 // (SFVInt's Algorithm 4): ((63 - clz) * 9 + 73) / 64 maps bit widths 1..64 to 1..10 exactly.

@@ -1,7 +1,7 @@
 // Copyright 2026 The pbaccel Authors.
 //
-// formats.h: the kernels' output formats (parsers/kernel_abi.h's VarintFormat) as tests and
-// benchmarks name and size them, and the format that decodes each workload's field type.
+// formats.h: the kernels' output formats (pbaccel/internal/kernel_abi.h's VarintFormat) as tests
+// and benchmarks name and size them, and the format that decodes each workload's field type.
 
 #ifndef PBACCEL_TESTING_FORMATS_H_
 #define PBACCEL_TESTING_FORMATS_H_
@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "parsers/kernel_abi.h"
+#include "pbaccel/internal/kernel_abi.h"
 #include "pbaccel/testing/workloads.h"
 
 namespace pbaccel {

@@ -12,6 +12,7 @@
 
 #include "gtest/gtest.h"
 #include "pbaccel/generated_parser.h"
+#include "pbaccel/internal/parser_counters.h"
 #include "pbaccel/pbaccel.h"
 #include "pbaccel/testing/differential.h"
 #include "pbaccel/testing/wire_builder.h"

@@ -18,6 +18,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "pbaccel/internal/kernel_registry.h"
+#include "pbaccel/internal/parser_counters.h"
 #include "pbaccel/message_parser.h"
 #include "pbaccel/testing/differential.h"
 #include "pbaccel/testing/every_kernel.h"

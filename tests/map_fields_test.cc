@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "pbaccel/generated_parser.h"
+#include "pbaccel/internal/parser_counters.h"
 #include "pbaccel/pbaccel.h"
 #include "pbaccel/testing/differential.h"
 #include "pbaccel/testing/every_kernel.h"

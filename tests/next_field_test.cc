@@ -30,6 +30,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "pbaccel/generated_parser.h"
+#include "pbaccel/internal/parser_counters.h"
 #include "pbaccel/message_parser.h"
 #include "pbaccel/testing/every_kernel.h"
 #include "tests/predicted_fields.pb.h"

@@ -16,6 +16,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "pbaccel/generated_parser.h"
+#include "pbaccel/internal/parser_counters.h"
 #include "pbaccel/pbaccel.h"
 #include "tests/wide_reuse.pb.h"
 #include "tests/wide_reuse.pbaccel.h"

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "absl/strings/string_view.h"
-#include "parsers/kernel_abi.h"
+#include "pbaccel/internal/kernel_abi.h"
 #include "pbaccel/internal/kernel_registry.h"
 #include "pbaccel/testing/formats.h"       // IWYU pragma: export
 #include "pbaccel/testing/wire_builder.h"  // IWYU pragma: export
@@ -35,7 +35,7 @@ struct Expected {
 };
 
 // The independent reference: splits the payload into varints by the rules in
-// parsers/kernel_abi.h and converts them (delta formats start from `delta_base`).
+// pbaccel/internal/kernel_abi.h and converts them (delta formats start from `delta_base`).
 Expected ExpectedDecode(VarintFormat format, absl::string_view payload, bool strict,
                         uint64_t delta_base = 0);
 

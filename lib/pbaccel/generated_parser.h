@@ -47,6 +47,13 @@
 #include "pbaccel/internal/protobuf_compat.h"
 #include "pbaccel/internal/wire_reader.h"
 
+// Generated code compiled with PBACCEL_GEN_COUNT_FAST_PATHS (a test's) counts the fast paths it
+// takes, for tests (below: NextTagIs, ReadVarint, ClearKeeping, ReusedElements); other generated
+// code does not count, and does not see the counters.
+#if defined(PBACCEL_GEN_COUNT_FAST_PATHS)
+#include "pbaccel/internal/parser_counters.h"
+#endif
+
 namespace pbaccel {
 namespace gen {
 
@@ -174,33 +181,6 @@ using MergeFn = const char* (*)(const char* p, const char* end, google::protobuf
 using internal::LoadFixed;
 using internal::ReadLength;
 using internal::ReadTag;
-
-// Fast paths a test must see taken are counted on this thread by generated parsers compiled with
-// PBACCEL_GEN_COUNT_FAST_PATHS defined (a test's); other generated code does not count.
-// PredictedTagsForTesting: successor predictions that hit (NextTagIs true), whose jumps skip the
-// switch. SlowVarintsForTesting: varints ReadVarint handed to ReadVarintSlow (longer than two
-// bytes, or cut by the input's end); shorter ones must be read inline. PlainClearsForTesting:
-// messages parsed in place of their old contents whose reusable fields were all short enough
-// to reset with a plain Clear() (ClearKeeping below). ReusedElementsForTesting: old elements of
-// repeated message and string fields that a parse in place of old contents reused
-// (ReusedElements::Next below) instead of adding new ones.
-uint64_t& PredictedTagsForTesting();
-uint64_t& SlowVarintsForTesting();
-uint64_t& PlainClearsForTesting();
-uint64_t& ReusedElementsForTesting();
-
-// The number of parses and merges on this thread whose required fields Run() checked by walking
-// the whole message (IsInitialized()), not by the checks generated parsers make as they go
-// (Context::MarkMaybeUninitialized): for tests, which must see that walk skipped.
-uint64_t& FullRequiredFieldChecksForTesting();
-
-// The number of submessages on this thread that generated parsers handed to MergeDeep (nested
-// deeper than kGeneratedNestingLevels): for tests.
-uint64_t& DeepSubmessagesForTesting();
-
-// The number of fields on this thread that generated parsers handed to upstream's parser
-// (Delegate): for tests, which prove with it that a field was parsed by generated code.
-uint64_t& DelegatedFieldsForTesting();
 
 // Generated code compiled with PBACCEL_GEN_COUNT_FAST_PATHS gets its own NextTagIs, ReadVarint and
 // ClearKeeping, in an inline namespace (other symbols): a program may link counting and plain

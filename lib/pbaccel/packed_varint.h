@@ -71,7 +71,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "google/protobuf/repeated_field.h"
-#include "parsers/kernel_abi.h"
+#include "pbaccel/internal/kernel_abi.h"
 #include "pbaccel/internal/kernel_registry.h"
 #include "pbaccel/internal/size_policy.h"
 

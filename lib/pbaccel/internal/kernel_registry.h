@@ -12,8 +12,8 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
-#include "parsers/kernel_abi.h"
 #include "pbaccel/cpu_features.h"
+#include "pbaccel/internal/kernel_abi.h"
 
 namespace pbaccel {
 namespace internal {

@@ -12,7 +12,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "google/protobuf/descriptor.h"
-#include "parsers/kernel_abi.h"
+#include "pbaccel/internal/kernel_abi.h"
 #include "pbaccel/internal/size_policy.h"
 
 namespace pbaccel {

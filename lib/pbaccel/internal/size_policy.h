@@ -6,7 +6,8 @@
 // docs/kernels.md, "Size thresholds". Call sites ask the functions below and hold no size constant
 // of their own.
 //
-// A packed varint payload's ways, by who asks (kernel = the active kernel, parsers/kernel_abi.h):
+// A packed varint payload's ways, by who asks (kernel = the active kernel,
+// pbaccel/internal/kernel_abi.h):
 //
 //   generated parser (gen::ParsePacked*)          public API (packed_varint.h, packed_view.h)
 //   ------------------------------------          -------------------------------------------
@@ -30,7 +31,7 @@
 #include <cstdint>
 
 #include "absl/base/optimization.h"
-#include "parsers/kernel_abi.h"
+#include "pbaccel/internal/kernel_abi.h"
 
 namespace pbaccel {
 namespace internal {

@@ -9,7 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "parsers/kernel_abi.h"
+#include "pbaccel/internal/kernel_abi.h"
 
 namespace pbaccel {
 namespace internal {

@@ -16,8 +16,6 @@
 
 // High bit of every byte: the continuation bits of eight varint bytes in a little-endian word.
 constexpr uint64_t kHighBits = 0x8080808080808080ull;
-// Low seven bits of every byte: the payload bits.
-constexpr uint64_t kLowBits = 0x7F7F7F7F7F7F7F7Full;
 
 inline uint64_t LoadLittleEndian64(const uint8_t* p) {
   uint64_t w;
@@ -29,12 +27,12 @@ inline uint64_t LoadLittleEndian64(const uint8_t* p) {
 }
 
 // Packs the 7-bit groups of up to eight varint bytes (little-endian in `w`, continuation bits
-// ignored) into one integer of up to 56 bits: three rounds of merging neighbouring groups.
+// ignored: the first round's masks drop them) into one integer of up to 56 bits: three rounds of
+// merging neighbouring groups.
 inline uint64_t Compact7x8(uint64_t w) {
-  uint64_t x = w & kLowBits;
-  x = (x & 0x007F007F007F007Full) | ((x & 0x7F007F007F007F00ull) >> 1);  // 14 bits per 16.
-  x = (x & 0x00003FFF00003FFFull) | ((x & 0x3FFF00003FFF0000ull) >> 2);  // 28 bits per 32.
-  x = (x & 0x000000000FFFFFFFull) | ((x & 0x0FFFFFFF00000000ull) >> 4);  // 56 bits.
+  uint64_t x = (w & 0x007F007F007F007Full) | ((w & 0x7F007F007F007F00ull) >> 1);  // 14 per 16.
+  x = (x & 0x00003FFF00003FFFull) | ((x & 0x3FFF00003FFF0000ull) >> 2);           // 28 bits per 32.
+  x = (x & 0x000000000FFFFFFFull) | ((x & 0x0FFFFFFF00000000ull) >> 4);           // 56 bits.
   return x;
 }
 

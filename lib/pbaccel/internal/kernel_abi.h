@@ -48,8 +48,8 @@
 // <cstddef>, <cstring>, and keeps everything in an anonymous namespace except its one
 // KernelDescriptor, which //lib's registry lists (see lib/pbaccel/kernels.h).
 
-#ifndef PBACCEL_PARSERS_KERNEL_ABI_H_
-#define PBACCEL_PARSERS_KERNEL_ABI_H_
+#ifndef PBACCEL_INTERNAL_KERNEL_ABI_H_
+#define PBACCEL_INTERNAL_KERNEL_ABI_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -213,4 +213,4 @@ inline DecodeStatus ClassifyUnterminatedTail(const uint8_t* pos, const uint8_t* 
 }  // namespace internal
 }  // namespace pbaccel
 
-#endif  // PBACCEL_PARSERS_KERNEL_ABI_H_
+#endif  // PBACCEL_INTERNAL_KERNEL_ABI_H_
