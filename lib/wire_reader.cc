@@ -1,7 +1,8 @@
 // Copyright 2026 The pbaccel Authors.
 //
 // The out-of-line halves of the generated parsers' readers (pbaccel/internal/wire_reader.h): the
-// values longer than their inline one- and two-byte cases, read as the walkers read them.
+// values longer than their inline one- and two-byte cases, read as the walkers read them (the
+// one-byte test skipped: the inline half made it).
 
 #include "pbaccel/internal/wire_reader.h"
 
@@ -13,20 +14,20 @@ namespace internal {
 
 TagRead ReadTagSlow(const char* p, const char* end) {
   uint64_t v;
-  const char* next = ReadVarintUpTo(p, end, 5, &v);
+  const char* next = ReadVarintByWord(p, end, 5, &v);
   if (next == nullptr) return {p, 0};
   return {next, static_cast<uint32_t>(v)};
 }
 
 VarintRead ReadVarintSlow(const char* p, const char* end) {
   uint64_t value = 0;
-  const char* next = ReadVarintUpTo(p, end, 10, &value);
+  const char* next = ReadVarintByWord(p, end, 10, &value);
   return {next, value};
 }
 
 LengthRead ReadLengthSlow(const char* p, const char* end) {
   uint64_t n;
-  p = ReadVarintUpTo(p, end, 5, &n);
+  p = ReadVarintByWord(p, end, 5, &n);
   if (p == nullptr || n > static_cast<uint64_t>(INT_MAX) || n > static_cast<uint64_t>(end - p)) {
     return {nullptr, nullptr};
   }

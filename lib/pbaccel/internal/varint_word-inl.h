@@ -42,7 +42,8 @@ inline uint64_t Compact7x8(uint64_t w) {
 inline int VarintInWord(uint64_t w, uint64_t* value) {
   const uint64_t stops = ~w & kHighBits;
   if (stops == 0) return 0;
-  const int bits = __builtin_ctzll(stops) + 1;  // 8 * the varint's length.
-  *value = Compact7x8(bits == 64 ? w : w & ((uint64_t{1} << bits) - 1));
-  return bits / 8;
+  // The ending byte's index + 1: 1 to 8, as the compiler sees too (no test of the result for 0).
+  const int length = (__builtin_ctzll(stops) >> 3) + 1;
+  *value = Compact7x8(length == 8 ? w : w & ((uint64_t{1} << (8 * length)) - 1));
+  return length;
 }
