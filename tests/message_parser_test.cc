@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "pbaccel/internal/message_plan.h"
 #include "pbaccel/internal/protobuf_compat.h"
+#include "pbaccel/internal/size_policy.h"
 #include "pbaccel/pbaccel.h"
 #include "pbaccel/testing/differential.h"
 #include "pbaccel/testing/wire_builder.h"

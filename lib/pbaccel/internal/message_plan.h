@@ -13,7 +13,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "google/protobuf/descriptor.h"
 #include "pbaccel/internal/kernel_abi.h"
-#include "pbaccel/internal/size_policy.h"
 
 namespace pbaccel {
 namespace internal {
