@@ -7,7 +7,8 @@
 //   ./bazelw run -c opt //bench:realdata -- --csv     #
 //   corpus,messages,bytes,implementation,mode,mb_per_s options: --data=DIR (default: the vendored
 //   testing/data), --reps=N (default 15), --pprof (also the pprof profiles under DIR/pprof: corpus
-//   pprof, message parsers only)
+//   pprof, message parsers only), --mode=M (time only the rows of mode M: reuse, stream, fresh,
+//   arena, view or columns; for profiling one of them)
 //
 // Exits 1 if a corpus cannot be read or pbaccel's results differ from upstream's or protozero's.
 
@@ -30,6 +31,8 @@ int main(int argc, char** argv) {
     absl::string_view a = argv[i];
     if (a == "--csv") {
       csv = true;
+    } else if (absl::ConsumePrefix(&a, "--mode=")) {
+      options.mode = std::string(a);
     } else if (a == "--pprof") {
       options.pprof = true;
     } else if (absl::ConsumePrefix(&a, "--data=")) {
@@ -37,7 +40,7 @@ int main(int argc, char** argv) {
     } else if (absl::ConsumePrefix(&a, "--reps=") && absl::SimpleAtoi(a, &options.reps) &&
                options.reps > 0) {
     } else {
-      std::fprintf(stderr, "usage: realdata [--csv] [--data=DIR] [--reps=N] [--pprof]\n");
+      std::fprintf(stderr, "usage: realdata [--csv] [--data=DIR] [--reps=N] [--mode=M] [--pprof]\n");
       return 2;
     }
   }

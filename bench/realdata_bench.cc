@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "bench/realdata_columns.h"
 #include "bench/timing.h"
 #include "google/protobuf/arena.h"
 #include "google/protobuf/util/message_differencer.h"
@@ -187,23 +188,58 @@ std::vector<Candidate> ViewCandidates(const Corpus& corpus, const Views& views) 
 void Time(const Corpus& corpus, const std::vector<Candidate>& candidates,
           const RealDataOptions& options, RealDataResult* result) {
   std::vector<Impl> impls;
-  for (const Candidate& c : candidates) impls.push_back({c.implementation + "/" + c.mode, c.run});
+  std::vector<const Candidate*> timed;
+  for (const Candidate& c : candidates) {
+    if (!options.mode.empty() && c.mode != options.mode) continue;
+    impls.push_back({c.implementation + "/" + c.mode, c.run});
+    timed.push_back(&c);
+  }
   const size_t bytes = corpus.bytes();
   // ns per byte, per implementation and round.
   const auto samples = TimeInterleaved(impls, bytes, options.reps, options.sample_ns);
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    result->rows.push_back({corpus.name, corpus.messages.size(), bytes,
-                            candidates[i].implementation, candidates[i].mode,
-                            1e3 / Min(samples[i])});
+  for (size_t i = 0; i < timed.size(); ++i) {
+    result->rows.push_back({corpus.name, corpus.messages.size(), bytes, timed[i]->implementation,
+                            timed[i]->mode, 1e3 / Min(samples[i])});
   }
+}
+
+// The columnar ways (realdata_columns.h), mode "columns", after checking that they agree.
+absl::StatusOr<std::vector<Candidate>> ColumnarCandidates(const Corpus& corpus,
+                                                          std::vector<ColumnarWay> ways,
+                                                          RealDataResult* result) {
+  std::vector<Candidate> out;
+  const std::vector<std::string>* messages = &corpus.messages;
+  absl::StatusOr<ColumnsChecksum> first;
+  for (ColumnarWay& way : ways) {
+    const absl::StatusOr<ColumnsChecksum> c = way.run(*messages, true);
+    if (!c.ok()) return absl::InternalError(absl::StrCat(corpus.name, " columns, ", way.name, ": ",
+                                                         c.status().message()));
+    if (out.empty()) first = c;
+    if (!(*c == *first)) {
+      return absl::InternalError(absl::StrCat(corpus.name, " columns: ", way.name,
+                                              "'s checksum differs from ", ways[0].name, "'s"));
+    }
+    auto run = way.run;
+    out.push_back(
+        {way.name, "columns", [messages, run]() { return run(*messages, false)->values; }});
+  }
+  if (!ways.empty()) {
+    result->notes.push_back(absl::StrFormat(
+        "%s columns: %llu values, equal checksums for every way", corpus.name,
+        static_cast<unsigned long long>(first->values)));
+  }
+  return out;
 }
 
 template <typename T>
 absl::Status RunCorpus(const Corpus& corpus, const Views& views, const RealDataOptions& options,
-                       RealDataResult* result) {
+                       RealDataResult* result, std::vector<ColumnarWay> columnar = {}) {
   absl::Status s = VerifyParsers<T>(corpus);
   if (s.ok()) s = VerifyViews(corpus, views);
   if (!s.ok()) return s;
+  absl::StatusOr<std::vector<Candidate>> columns =
+      ColumnarCandidates(corpus, std::move(columnar), result);
+  if (!columns.ok()) return columns.status();
   result->notes.push_back(absl::StrFormat(
       "%s: %zu files, %zu messages, %.1f MB; pbaccel verified equal to upstream on every message, "
       "into a new message and in turn into one (MessageDifferencer, re-serialized bytes)%s",
@@ -214,6 +250,7 @@ absl::Status RunCorpus(const Corpus& corpus, const Views& views, const RealDataO
   for (Candidate& c : ViewCandidates(corpus, views)) {
     candidates.push_back(std::move(c));
   }
+  for (Candidate& c : *columns) candidates.push_back(std::move(c));
   Time(corpus, candidates, options, result);
   return absl::OkStatus();
 }
@@ -236,12 +273,12 @@ absl::StatusOr<RealDataResult> RunRealData(const RealDataOptions& options) {
       "osm: zlib inflated the %zu blocks (%.1f MB) in %.1f ms (not in the parse times)",
       osm->messages.size(), osm->bytes() / 1e6, osm->inflate_ns / 1e6));
   absl::Status s = RunCorpus<OSMPBF::PrimitiveBlock>(
-      *osm, {&ReadOsmBlockProtozero, PbaccelOsmViews()}, options, &result);
+      *osm, {&ReadOsmBlockProtozero, PbaccelOsmViews()}, options, &result, OsmColumnarWays());
   if (!s.ok()) return s;
   absl::StatusOr<Corpus> mvt = LoadMvt(options.data_dir);
   if (!mvt.ok()) return mvt.status();
   s = RunCorpus<vector_tile::Tile>(*mvt, {&ReadTileProtozero, PbaccelTileViews()}, options,
-                                   &result);
+                                   &result, TileColumnarWays());
   if (!s.ok()) return s;
   if (options.pprof) {
     absl::StatusOr<Corpus> pprof = LoadPprof(options.data_dir);
@@ -264,17 +301,24 @@ std::string RealDataCsv(const RealDataResult& result) {
 
 std::string RealDataTable(const RealDataResult& result) {
   std::string out;
-  absl::StrAppendFormat(&out, "%-6s %-18s %-6s %10s %12s\n", "corpus", "impl", "mode", "MB/s",
-                        "vs baseline");
+  absl::StrAppendFormat(&out, "%-6s %-18s %-7s %10s %12s %12s\n", "corpus", "impl", "mode",
+                        "MB/s", "records/s", "vs baseline");
   for (const RealDataRow& r : result.rows) {
-    const bool view = r.mode == "view";
-    const double base = Speed(result, r.corpus, view ? "protozero" : "protobuf", r.mode);
-    absl::StrAppendFormat(&out, "%-6s %-18s %-6s %10.1f %11.2fx\n", r.corpus, r.implementation,
-                          r.mode, r.mb_per_s, base > 0 ? r.mb_per_s / base : 0);
+    const char* baseline = r.mode == "view"      ? "protozero"
+                           : r.mode == "columns" ? "protobuf+copy"
+                                                 : "protobuf";
+    const double base = Speed(result, r.corpus, baseline, r.mode);
+    const double records_per_s = r.mb_per_s * 1e6 * static_cast<double>(r.messages) /
+                                 static_cast<double>(r.bytes);
+    absl::StrAppendFormat(&out, "%-6s %-18s %-7s %10.1f %12.0f %11.2fx\n", r.corpus,
+                          r.implementation, r.mode, r.mb_per_s, records_per_s,
+                          base > 0 ? r.mb_per_s / base : 0);
   }
   out +=
       "(baseline: upstream protobuf's ParseFromString in the same mode; for mode view, "
-      "protozero. pbaccel: the generated parser (pbaccel_cc_parser); pbaccel_reflection: "
+      "protozero; for mode columns (records to Arrow columns, bench/realdata_columns.h), "
+      "ParseFromString into a reused message plus copying the fields into the same column "
+      "buffers. pbaccel: the generated parser (pbaccel_cc_parser); pbaccel_reflection: "
       "ParseMessage without it)\n";
   for (const std::string& n : result.notes) absl::StrAppend(&out, n, "\n");
   return out;

@@ -34,6 +34,7 @@ struct RealDataOptions {
   std::string data_dir;  // Holds osm/ and mvt/, and pprof/ for `pprof` (testing/data/README.md).
   int reps = 15;         // Interleaved rounds.
   bool pprof = false;    // Also the pprof profiles (corpus "pprof"; message parsers only).
+  std::string mode;      // Time only the rows of this mode ("" for all); all are verified.
   double sample_ns = 20e6;
 };
 

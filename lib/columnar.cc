@@ -1,0 +1,70 @@
+// Copyright 2026 The pbaccel Authors.
+
+#include "pbaccel/columnar.h"
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "pbaccel/internal/columnar_columns.h"
+#include "pbaccel/internal/columnar_decode.h"
+#include "pbaccel/internal/columnar_export.h"
+#include "pbaccel/internal/wire_reader.h"
+
+namespace pbaccel {
+
+using internal::columnar::Column;
+
+absl::Status DecodeToArrow(const google::protobuf::Descriptor* type,
+                           absl::Span<const absl::string_view> records,
+                           const ColumnarOptions& options, ArrowSchema* schema, ArrowArray* batch,
+                           ColumnarReport* report) {
+  absl::StatusOr<std::unique_ptr<Column>> columns = internal::columnar::BuildColumns(type, options);
+  if (!columns.ok()) return columns.status();
+  Column& root = **columns;
+  internal::columnar::RecordDecoder decoder;
+  for (size_t r = 0; r < records.size(); ++r) {
+    if (ABSL_PREDICT_TRUE(decoder.Decode(root, r, records[r]))) continue;
+    absl::Status error = absl::InvalidArgumentError(
+        absl::StrCat("record ", r, " (", type->full_name(), "): ", decoder.error()));
+    if (options.on_bad_record == ColumnarOptions::OnBadRecord::kFailBatch) return error;
+    // A null row: every column null (all are nullable in this mode).
+    internal::columnar::TruncateElements(root, r);
+    internal::columnar::OpenElement(root, r);
+    for (auto& column : root.children) column->validity_bytes.at<uint8_t>(r) = 0;
+    internal::columnar::CloseElement(root, r);
+    if (report != nullptr) report->bad_records.push_back({r, std::move(error)});
+  }
+  return internal::columnar::ExportRecordBatch(root, records.size(), schema, batch);
+}
+
+absl::StatusOr<std::vector<absl::string_view>> SplitDelimitedRecords(absl::string_view stream) {
+  std::vector<absl::string_view> records;
+  const char* p = stream.data();
+  const char* const end = p + stream.size();
+  while (p < end) {
+    const char* payload_end;
+    const char* payload = internal::ReadLength(p, end, &payload_end);
+    if (payload == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("delimited stream: record ", records.size(), " at byte ",
+                       static_cast<size_t>(p - stream.data()),
+                       ": malformed length or length past the end of the stream"));
+    }
+    records.emplace_back(payload, static_cast<size_t>(payload_end - payload));
+    p = payload_end;
+  }
+  return records;
+}
+
+absl::Status DecodeDelimitedToArrow(const google::protobuf::Descriptor* type,
+                                    absl::string_view stream, const ColumnarOptions& options,
+                                    ArrowSchema* schema, ArrowArray* batch,
+                                    ColumnarReport* report) {
+  absl::StatusOr<std::vector<absl::string_view>> records = SplitDelimitedRecords(stream);
+  if (!records.ok()) return records.status();
+  return DecodeToArrow(type, *records, options, schema, batch, report);
+}
+
+}  // namespace pbaccel

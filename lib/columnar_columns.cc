@@ -1,0 +1,420 @@
+// Copyright 2026 The pbaccel Authors.
+
+#include "pbaccel/internal/columnar_columns.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "pbaccel/internal/protobuf_compat.h"
+#include "pbaccel/wire_type.h"
+
+namespace pbaccel {
+namespace internal {
+namespace columnar {
+namespace {
+
+using google::protobuf::Descriptor;
+using google::protobuf::FieldDescriptor;
+
+// The options' selection as a tree of names, each level in the order first named.
+struct Selection {
+  bool whole = false;  // The field itself was named: every field below it.
+  std::vector<std::pair<std::string, Selection>> children;
+
+  Selection& Child(const std::string& name) {
+    for (auto& [n, s] : children) {
+      if (n == name) return s;
+    }
+    children.emplace_back(name, Selection());
+    return children.back().second;
+  }
+};
+
+// Field numbers below this are looked up in a table; above, in a hash map.
+constexpr uint32_t kDenseSlots = 256;
+
+uint8_t ExpectedWireType(const FieldDescriptor* f) {
+  switch (f->type()) {
+    case FieldDescriptor::TYPE_FIXED32:
+    case FieldDescriptor::TYPE_SFIXED32:
+    case FieldDescriptor::TYPE_FLOAT: return static_cast<uint8_t>(WireType::kFixed32);
+    case FieldDescriptor::TYPE_FIXED64:
+    case FieldDescriptor::TYPE_SFIXED64:
+    case FieldDescriptor::TYPE_DOUBLE: return static_cast<uint8_t>(WireType::kFixed64);
+    case FieldDescriptor::TYPE_STRING:
+    case FieldDescriptor::TYPE_BYTES:
+    case FieldDescriptor::TYPE_MESSAGE: return static_cast<uint8_t>(WireType::kLengthDelimited);
+    case FieldDescriptor::TYPE_GROUP: return static_cast<uint8_t>(WireType::kStartGroup);
+    default: return static_cast<uint8_t>(WireType::kVarint);
+  }
+}
+
+// The column type, value conversion and kernel format of a scalar, string or bytes field.
+void SetScalarType(const FieldDescriptor* f, Column* c) {
+  switch (f->type()) {
+    case FieldDescriptor::TYPE_INT32:
+    case FieldDescriptor::TYPE_ENUM:
+      c->type = ValueType::kInt32;
+      c->conversion = Conversion::kVarint32;
+      c->format = VarintFormat::kInt32;
+      break;
+    case FieldDescriptor::TYPE_SINT32:
+      c->type = ValueType::kInt32;
+      c->conversion = Conversion::kZigZag32;
+      c->format = VarintFormat::kSInt32;
+      break;
+    case FieldDescriptor::TYPE_UINT32:
+      c->type = ValueType::kUInt32;
+      c->conversion = Conversion::kVarint32;
+      c->format = VarintFormat::kUInt32;
+      break;
+    case FieldDescriptor::TYPE_INT64:
+      c->type = ValueType::kInt64;
+      c->conversion = Conversion::kVarint64;
+      c->format = VarintFormat::kInt64;
+      break;
+    case FieldDescriptor::TYPE_SINT64:
+      c->type = ValueType::kInt64;
+      c->conversion = Conversion::kZigZag64;
+      c->format = VarintFormat::kSInt64;
+      break;
+    case FieldDescriptor::TYPE_UINT64:
+      c->type = ValueType::kUInt64;
+      c->conversion = Conversion::kVarint64;
+      c->format = VarintFormat::kUInt64;
+      break;
+    case FieldDescriptor::TYPE_BOOL:
+      c->type = ValueType::kBool;
+      c->conversion = Conversion::kBool;
+      c->format = VarintFormat::kBool;
+      break;
+    case FieldDescriptor::TYPE_SFIXED32:
+      c->type = ValueType::kInt32;
+      c->conversion = Conversion::kFixed32;
+      break;
+    case FieldDescriptor::TYPE_FIXED32:
+      c->type = ValueType::kUInt32;
+      c->conversion = Conversion::kFixed32;
+      break;
+    case FieldDescriptor::TYPE_FLOAT:
+      c->type = ValueType::kFloat;
+      c->conversion = Conversion::kFixed32;
+      break;
+    case FieldDescriptor::TYPE_SFIXED64:
+      c->type = ValueType::kInt64;
+      c->conversion = Conversion::kFixed64;
+      break;
+    case FieldDescriptor::TYPE_FIXED64:
+      c->type = ValueType::kUInt64;
+      c->conversion = Conversion::kFixed64;
+      break;
+    case FieldDescriptor::TYPE_DOUBLE:
+      c->type = ValueType::kDouble;
+      c->conversion = Conversion::kFixed64;
+      break;
+    case FieldDescriptor::TYPE_STRING: c->type = ValueType::kUtf8; break;
+    default: c->type = ValueType::kBinary; break;  // bytes
+  }
+  switch (c->type) {
+    case ValueType::kBool: c->value_bytes = 1; break;
+    case ValueType::kInt32:
+    case ValueType::kUInt32:
+    case ValueType::kFloat: c->value_bytes = 4; break;
+    case ValueType::kInt64:
+    case ValueType::kUInt64:
+    case ValueType::kDouble: c->value_bytes = 8; break;
+    default: break;
+  }
+}
+
+void SetEnumValues(const FieldDescriptor* f, Column* c) {
+  c->closed_enum = compat::IsClosedEnumField(f);
+  if (!c->closed_enum) return;
+  const google::protobuf::EnumDescriptor* e = f->enum_type();
+  std::vector<int32_t> numbers;
+  for (int i = 0; i < e->value_count(); ++i) numbers.push_back(e->value(i)->number());
+  std::sort(numbers.begin(), numbers.end());
+  numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());
+  c->enum_min = numbers.front();  // An enum has at least one value.
+  c->enum_max = numbers.back();
+  c->enum_contiguous = static_cast<int64_t>(numbers.back()) - numbers.front() + 1 ==
+                       static_cast<int64_t>(numbers.size());
+  if (!c->enum_contiguous) c->enum_values.insert(numbers.begin(), numbers.end());
+}
+
+class Builder {
+ public:
+  explicit Builder(bool null_records) : null_records_(null_records) {}
+
+  // The children and slots of struct column `s` for message type `d`.
+  absl::Status BuildStruct(Column* s, const Descriptor* d, const Selection& selection,
+                           bool top_level) {
+    s->type = ValueType::kStruct;
+    s->message_type = d;
+    s->oneof_children.resize(static_cast<size_t>(d->oneof_decl_count()));
+    ancestors_.push_back(d);
+    // The selected fields, in the selection's order (the type's order for a whole message).
+    std::vector<std::pair<const FieldDescriptor*, const Selection*>> selected;
+    static const Selection kWhole = [] {
+      Selection w;
+      w.whole = true;
+      return w;
+    }();
+    if (selection.whole) {
+      for (int i = 0; i < d->field_count(); ++i) selected.emplace_back(d->field(i), &kWhole);
+    } else {
+      for (const auto& [name, sub] : selection.children) {
+        const FieldDescriptor* f = d->FindFieldByName(name);
+        if (f == nullptr) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("columnar selection: ", d->full_name(), " has no field \"", name, "\""));
+        }
+        if (!sub.whole && (f->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE || f->is_map())) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("columnar selection: a path goes on through ", f->full_name(),
+                           ", which is not a message field (maps are selected whole)"));
+        }
+        selected.emplace_back(f, &sub);
+      }
+    }
+    int required_count = 0;
+    auto slot_of = [&](const FieldDescriptor* f) -> FieldSlot {
+      FieldSlot slot;
+      slot.wire_type = ExpectedWireType(f);
+      slot.packable = f->is_packable();
+      slot.closed_enum = compat::IsClosedEnumField(f);
+      if (const auto* oneof = f->real_containing_oneof()) slot.oneof = oneof->index();
+      if (f->is_required()) slot.required_bit = static_cast<int16_t>(required_count++);
+      slot.field = f;
+      return slot;
+    };
+    std::vector<std::pair<uint32_t, FieldSlot>> slots;
+    for (int i = 0; i < d->field_count(); ++i) {
+      slots.emplace_back(static_cast<uint32_t>(d->field(i)->number()), slot_of(d->field(i)));
+    }
+    for (const auto& [f, sub] : selected) {
+      int index = -1;
+      for (size_t i = 0; i < s->children.size(); ++i) {
+        if (s->children[i]->field == f) index = static_cast<int>(i);
+      }
+      if (index >= 0) continue;  // Named twice (as a whole the second time: the first wins).
+      auto child = std::make_unique<Column>();
+      absl::Status status = BuildField(child.get(), f, *sub, top_level);
+      if (!status.ok()) return status;
+      index = static_cast<int>(s->children.size());
+      s->children.push_back(std::move(child));
+      for (auto& [number, slot] : slots) {
+        if (slot.field == f) slot.child = static_cast<int16_t>(index);
+      }
+      if (const auto* oneof = f->real_containing_oneof()) {
+        s->oneof_children[static_cast<size_t>(oneof->index())].push_back(index);
+      }
+    }
+    s->required_count = required_count;
+    s->checks_required = required_count > 0;
+    for (const auto& child : s->children) {
+      if (!child->repeated && child->type == ValueType::kStruct && child->checks_required) {
+        s->checks_required = true;
+      }
+    }
+    s->required_seen.assign((static_cast<size_t>(required_count) + 63) / 64, 0);
+    uint32_t max_dense = 0;
+    for (const auto& [number, slot] : slots) {
+      if (number < kDenseSlots) max_dense = std::max(max_dense, number + 1);
+    }
+    s->dense_slots.assign(max_dense, FieldSlot());
+    for (const auto& [number, slot] : slots) {
+      if (number < kDenseSlots) {
+        s->dense_slots[number] = slot;
+      } else {
+        s->sparse_slots[number] = slot;
+      }
+    }
+    ancestors_.pop_back();
+    return absl::OkStatus();
+  }
+
+ private:
+  absl::Status BuildField(Column* c, const FieldDescriptor* f, const Selection& selection,
+                          bool top_level) {
+    c->name = std::string(f->name());
+    c->field = f;
+    c->repeated = f->is_repeated();
+    c->required = f->is_required();
+    c->validity = (!c->repeated && f->has_presence()) || (top_level && null_records_);
+    c->nullable = c->validity;
+    if (c->repeated) c->list_offsets.Push<int32_t>(0);
+    if (f->is_map()) {
+      c->type = ValueType::kMap;
+      c->message_type = f->message_type();
+      const FieldDescriptor* key = f->message_type()->map_key();
+      const FieldDescriptor* value = f->message_type()->map_value();
+      for (const FieldDescriptor* entry_field : {key, value}) {
+        auto child = std::make_unique<Column>();
+        Selection whole;
+        whole.whole = true;
+        absl::Status status = BuildField(child.get(), entry_field, whole, false);
+        if (!status.ok()) return status;
+        child->validity = false;  // An entry's key and value are never null: absent is zero.
+        child->nullable = false;
+        c->children.push_back(std::move(child));
+      }
+      c->checks_required =
+          c->children[1]->type == ValueType::kStruct && c->children[1]->checks_required;
+      c->dense_slots.resize(3);
+      for (uint32_t n : {1u, 2u}) {
+        FieldSlot& slot = c->dense_slots[n];
+        slot.child = static_cast<int16_t>(n - 1);
+        slot.field = n == 1 ? key : value;
+        slot.wire_type = ExpectedWireType(slot.field);
+      }
+      return absl::OkStatus();
+    }
+    if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
+      c->group = f->type() == FieldDescriptor::TYPE_GROUP;
+      c->message_type = f->message_type();
+      const bool recursive =
+          std::find(ancestors_.begin(), ancestors_.end(), f->message_type()) != ancestors_.end();
+      if (recursive && selection.whole) {
+        c->serialized = true;
+        c->type = ValueType::kBinary;
+        c->values.Push<int32_t>(0);
+        return absl::OkStatus();
+      }
+      return BuildStruct(c, f->message_type(), selection, false);
+    }
+    SetScalarType(f, c);
+    if (f->type() == FieldDescriptor::TYPE_ENUM) SetEnumValues(f, c);
+    c->check_utf8 = compat::RequiresUtf8Validation(f);
+    if (c->type == ValueType::kUtf8 || c->type == ValueType::kBinary) c->values.Push<int32_t>(0);
+    return absl::OkStatus();
+  }
+
+  const bool null_records_;
+  std::vector<const Descriptor*> ancestors_;
+};
+
+}  // namespace
+
+Block Buffer::Release() {
+  const Block block = data_ != nullptr ? Block{data_, capacity_} : AllocateBlock(0);
+  data_ = nullptr;
+  size_ = capacity_ = 0;
+  return block;
+}
+
+void Buffer::Grow(size_t extra) {
+  const Block grown = AllocateBlock(std::max(capacity_ * 2, size_ + extra));
+  if (size_ != 0) std::memcpy(grown.data, data_, size_);
+  FreeBlock({data_, capacity_});
+  data_ = grown.data;
+  capacity_ = grown.capacity;
+}
+
+size_t Column::ElementCount() const {
+  switch (type) {
+    case ValueType::kStruct:
+    case ValueType::kMap: return struct_elements;
+    case ValueType::kUtf8:
+    case ValueType::kBinary: return values.size<int32_t>() - 1;
+    default: return values.bytes() / value_bytes;
+  }
+}
+
+void OpenElement(Column& c, size_t e) {
+  switch (c.type) {
+    case ValueType::kStruct:
+    case ValueType::kMap:
+      c.struct_elements = e + 1;
+      for (auto& child : c.children) OpenRow(*child, e);
+      for (uint64_t& word : c.required_seen) word = 0;
+      break;
+    case ValueType::kUtf8:
+    case ValueType::kBinary: break;  // Its end offset is pushed when it closes.
+    default:
+      std::memset(c.values.Reserve(c.value_bytes), 0, c.value_bytes);
+      c.values.Commit(c.value_bytes);
+  }
+}
+
+void CloseElement(Column& c, size_t e) {
+  switch (c.type) {
+    case ValueType::kStruct:
+    case ValueType::kMap:
+      for (auto& child : c.children) CloseRow(*child, e);
+      break;
+    case ValueType::kUtf8:
+    case ValueType::kBinary: c.values.Push<int32_t>(static_cast<int32_t>(c.data.bytes())); break;
+    default: break;
+  }
+}
+
+void TruncateElements(Column& c, size_t e) {
+  switch (c.type) {
+    case ValueType::kStruct:
+    case ValueType::kMap:
+      c.struct_elements = e;
+      for (auto& child : c.children) TruncateRows(*child, e);
+      break;
+    case ValueType::kUtf8:
+    case ValueType::kBinary:
+      c.data.Truncate(static_cast<size_t>(c.values.at<int32_t>(e)));
+      c.values.Truncate((e + 1) * sizeof(int32_t));
+      break;
+    default: c.values.Truncate(e * c.value_bytes);
+  }
+}
+
+void OpenRow(Column& c, size_t r) {
+  if (c.validity) c.validity_bytes.Push<uint8_t>(c.field->has_presence() && !c.repeated ? 0 : 1);
+  if (c.repeated) {
+    if (c.type == ValueType::kMap) c.map_keys.clear();
+    return;
+  }
+  OpenElement(c, r);
+}
+
+void CloseRow(Column& c, size_t r) {
+  if (c.repeated) {
+    c.list_offsets.Push<int32_t>(static_cast<int32_t>(c.ElementCount()));
+    return;
+  }
+  CloseElement(c, r);
+}
+
+void TruncateRows(Column& c, size_t r) {
+  if (c.validity) c.validity_bytes.Truncate(r);
+  if (c.repeated) {
+    const size_t e = static_cast<size_t>(c.list_offsets.at<int32_t>(r));
+    c.list_offsets.Truncate((r + 1) * sizeof(int32_t));
+    TruncateElements(c, e);
+    return;
+  }
+  TruncateElements(c, r);
+}
+
+absl::StatusOr<std::unique_ptr<Column>> BuildColumns(const Descriptor* type,
+                                                     const ColumnarOptions& options) {
+  Selection selection;
+  selection.whole = options.fields.empty();
+  for (const std::string& path : options.fields) {
+    Selection* at = &selection;
+    for (absl::string_view name : absl::StrSplit(path, '.')) at = &at->Child(std::string(name));
+    at->whole = true;
+    at->children.clear();
+  }
+  auto root = std::make_unique<Column>();
+  Builder builder(options.on_bad_record == ColumnarOptions::OnBadRecord::kNull);
+  absl::Status status = builder.BuildStruct(root.get(), type, selection, true);
+  if (!status.ok()) return status;
+  return root;
+}
+
+}  // namespace columnar
+}  // namespace internal
+}  // namespace pbaccel

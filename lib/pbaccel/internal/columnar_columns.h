@@ -1,0 +1,219 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// columnar_columns.h: the column tree of pbaccel::DecodeToArrow (pbaccel/columnar.h): one Column
+// per selected field, built from a Descriptor and the options' selection, holding both what the
+// decoder needs to know about the field and the buffers its values go into.
+//
+// Rows. A field's column has one row per row of its parent (a record, or a struct row: a present
+// or absent singular submessage, or one element of a repeated one). Every Column has at most one
+// open row at a time, the parent's open row, whose index the parent passes down:
+//   * OpenRow(r) starts row r: a singular scalar's value slot holds its zero (and, with presence,
+//     validity 0), a singular struct is absent with its children's rows opened;
+//   * the decoder then sets, appends to and merges into the open row (columnar_decode.h);
+//   * CloseRow(r) ends it: list and string offsets are pushed, struct children closed.
+// TruncateRows(r) drops row r (open or closed) and every row after it, with all the elements and
+// bytes they hold, in this column and below it: it undoes a record (OnBadRecord::kNull) or a
+// oneof's other member (a message member set again after another starts afresh).
+//
+// Buffers grow geometrically (power-of-two blocks, columnar_memory.h) and are handed to the exported ArrowArray as they are
+// (columnar_export.h), so their layout is Arrow's: values and offsets in place; validity and
+// bools one byte per row, packed to bits on export.
+
+#ifndef PBACCEL_INTERNAL_COLUMNAR_COLUMNS_H_
+#define PBACCEL_INTERNAL_COLUMNAR_COLUMNS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/optimization.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "google/protobuf/descriptor.h"
+#include "pbaccel/columnar.h"
+#include "pbaccel/internal/columnar_memory.h"
+#include "pbaccel/internal/kernel_abi.h"
+
+namespace pbaccel {
+namespace internal {
+namespace columnar {
+
+// A growable byte buffer whose storage (a Block, columnar_memory.h) can be released to an
+// exported array.
+class Buffer {
+ public:
+  Buffer() = default;
+  ~Buffer() { FreeBlock({data_, capacity_}); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  size_t bytes() const { return size_; }
+  template <typename T>
+  size_t size() const {
+    return size_ / sizeof(T);
+  }
+  template <typename T>
+  T* data() const {
+    return reinterpret_cast<T*>(data_);
+  }
+  template <typename T>
+  T& at(size_t i) const {
+    return reinterpret_cast<T*>(data_)[i];
+  }
+  template <typename T>
+  T back() const {
+    T v;
+    std::memcpy(&v, data_ + size_ - sizeof(T), sizeof(T));
+    return v;
+  }
+  template <typename T>
+  void Push(T v) {
+    if (ABSL_PREDICT_FALSE(capacity_ - size_ < sizeof(T))) Grow(sizeof(T));
+    std::memcpy(data_ + size_, &v, sizeof(T));
+    size_ += sizeof(T);
+  }
+  void Append(const void* p, size_t n) {
+    if (ABSL_PREDICT_FALSE(capacity_ - size_ < n)) Grow(n);
+    if (n != 0) std::memcpy(data_ + size_, p, n);
+    size_ += n;
+  }
+  // Room for `n` more bytes, at the returned address; Commit() takes the ones written.
+  char* Reserve(size_t n) {
+    if (ABSL_PREDICT_FALSE(capacity_ - size_ < n)) Grow(n);
+    return data_ + size_;
+  }
+  void Commit(size_t n) { size_ += n; }
+  // REQUIRES: n <= bytes().
+  void Truncate(size_t n) { size_ = n; }
+
+  // The storage, a block even when empty (exported buffers are never NULL), which the caller
+  // frees with FreeBlock; the buffer is empty afterwards.
+  Block Release();
+
+ private:
+  void Grow(size_t extra);
+
+  char* data_ = nullptr;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+};
+
+// The Arrow type of a column's values.
+enum class ValueType : uint8_t {
+  kBool,
+  kInt32,
+  kUInt32,
+  kInt64,
+  kUInt64,
+  kFloat,
+  kDouble,
+  kUtf8,
+  kBinary,
+  kStruct,  // A submessage (or a record).
+  kMap,     // map<key, value>: repeated, its elements the entries (children: key, value).
+};
+
+// How a varint or fixed value on the wire becomes the column's value.
+enum class Conversion : uint8_t {
+  kVarint32,  // int32, uint32, enum: the low 32 bits.
+  kVarint64,  // int64, uint64.
+  kZigZag32,
+  kZigZag64,
+  kBool,     // Any non-zero varint is true.
+  kFixed32,  // fixed32, sfixed32, float: four bytes.
+  kFixed64,  // fixed64, sfixed64, double: eight bytes.
+  kNone,     // Length-delimited or group values.
+};
+
+// What a field number means to a struct Column (its decoder's lookup).
+struct FieldSlot {
+  int16_t child = -1;         // Index into children, or -1: not selected (skipped).
+  int16_t oneof = -1;         // The field's oneof among the struct's oneofs, or -1.
+  int16_t required_bit = -1;  // Index into the required bits, or -1: not required.
+  uint8_t wire_type = 0;      // Expected wire type (WireType); packable fields take 2 too.
+  bool packable = false;      // Repeated scalar: also accepts a packed record.
+  bool closed_enum = false;   // A closed enum: an unknown value leaves the field as it was.
+  // Not selected, but its value can still unset a oneof (a closed enum's unknown value cannot).
+  const google::protobuf::FieldDescriptor* field = nullptr;
+};
+
+struct Column {
+  // --- What the field is ---
+  std::string name;  // The proto field's name ("" for records).
+  const google::protobuf::FieldDescriptor* field = nullptr;  // nullptr for the record itself.
+  ValueType type = ValueType::kStruct;
+  Conversion conversion = Conversion::kNone;
+  VarintFormat format = VarintFormat::kUInt64;  // Packed varints' kernel format.
+  uint8_t value_bytes = 0;                      // Size of one scalar value in `values`.
+  bool repeated = false;  // list<...> (or map): row i's elements are list_offsets[i, i+1).
+  bool validity = false;  // A validity byte per row (presence, or OnBadRecord::kNull).
+  bool nullable = false;  // The schema's flag.
+  bool required = false;
+  bool closed_enum = false;
+  bool check_utf8 = false;
+  bool group = false;       // Encoded as a group (start/end tags) instead of length-delimited.
+  bool serialized = false;  // A recursive message kept as its bytes (binary).
+  const google::protobuf::Descriptor* message_type = nullptr;  // kStruct, kMap and serialized.
+  // Closed enums: the values the enum defines (a range when they are contiguous).
+  int32_t enum_min = 0;
+  int32_t enum_max = -1;
+  bool enum_contiguous = true;
+  absl::flat_hash_set<int32_t> enum_values;
+
+  // kStruct and kMap (key, value): the children, and field numbers to slots.
+  std::vector<std::unique_ptr<Column>> children;
+  std::vector<FieldSlot> dense_slots;  // By field number, below its size.
+  absl::flat_hash_map<uint32_t, FieldSlot> sparse_slots;
+  std::vector<std::vector<int>> oneof_children;  // Per oneof: its selected members' indexes.
+  int required_count = 0;
+  // Whether closing a struct row checks required fields: its own, or a singular submessage's.
+  bool checks_required = false;
+
+  // --- The values ---
+  Buffer validity_bytes;  // One byte per row (0 null, 1 valid), when `validity`.
+  Buffer list_offsets;    // int32, rows + 1, when `repeated`.
+  Buffer values;          // Scalars: one per element. kUtf8/kBinary: int32 offsets, elements + 1.
+  Buffer data;            // kUtf8/kBinary: the bytes.
+  size_t struct_elements = 0;  // kStruct, kMap: struct rows (entries) opened so far.
+  // The open row's state: the required fields seen (kStruct), the map's keys so far (kMap).
+  std::vector<uint64_t> required_seen;
+  absl::flat_hash_map<std::string, const char*> map_keys;
+
+  bool IsEnumValue(int32_t v) const {
+    if (enum_contiguous) return v >= enum_min && v <= enum_max;
+    return enum_values.contains(v);
+  }
+  const FieldSlot* Slot(uint32_t number) const {
+    if (number < dense_slots.size()) return &dense_slots[number];
+    auto it = sparse_slots.find(number);
+    return it == sparse_slots.end() ? nullptr : &it->second;
+  }
+  // Elements: the rows of the element layer (scalars, strings or struct rows).
+  size_t ElementCount() const;
+};
+
+// The column tree of `type` for `options` (the root is a kStruct Column with field == nullptr),
+// or kInvalidArgument for a selection that names no field or goes through a non-message one.
+absl::StatusOr<std::unique_ptr<Column>> BuildColumns(const google::protobuf::Descriptor* type,
+                                                     const ColumnarOptions& options);
+
+// Rows of a field's Column (see above). `r` is the parent's open row.
+void OpenRow(Column& c, size_t r);
+void CloseRow(Column& c, size_t r);
+void TruncateRows(Column& c, size_t r);
+// Elements of the element layer: start one (a struct row opens its children), end it, or drop
+// element `e` and every one after it.
+void OpenElement(Column& c, size_t e);
+void CloseElement(Column& c, size_t e);
+void TruncateElements(Column& c, size_t e);
+
+}  // namespace columnar
+}  // namespace internal
+}  // namespace pbaccel
+
+#endif  // PBACCEL_INTERNAL_COLUMNAR_COLUMNS_H_

@@ -1,0 +1,75 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// columnar_decode.h: one record into the open row of a column tree (columnar_columns.h), with
+// upstream's parser's semantics (pbaccel/columnar.h lists them). Fields are read by the one wire
+// reader (wire_reader.h); packed varint payloads go to the active kernel, straight into the
+// column's values buffer (the span decoders of packed_varint.h: the bounded tiny decoder inline,
+// longer payloads out of line), fixed-width ones are copied.
+
+#ifndef PBACCEL_INTERNAL_COLUMNAR_DECODE_H_
+#define PBACCEL_INTERNAL_COLUMNAR_DECODE_H_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/string_view.h"
+#include "google/protobuf/dynamic_message.h"
+#include "pbaccel/internal/columnar_columns.h"
+#include "pbaccel/internal/upstream_merge.h"
+#include "pbaccel/internal/wire_reader.h"
+
+namespace pbaccel {
+namespace internal {
+namespace columnar {
+
+class RecordDecoder {
+ public:
+  RecordDecoder() = default;
+  RecordDecoder(const RecordDecoder&) = delete;
+  RecordDecoder& operator=(const RecordDecoder&) = delete;
+
+  // Decodes `record` as row `r` of `root` (the record's struct Column): opens the row, decodes,
+  // checks required fields, closes it. Returns false if the record is one upstream rejects; then
+  // error() says why and the row is left open and partly written (TruncateElements(root, r)
+  // drops it).
+  bool Decode(Column& root, size_t r, absl::string_view record);
+
+  // "malformed varint in OSMPBF.DenseNodes.lat (field 8) at byte 1234" (of the record).
+  const std::string& error() const { return error_; }
+
+ private:
+  bool DecodeFields(Column& s, size_t e, const char* p, const char* end, uint32_t group, int depth,
+                    const char** after);
+  bool DecodeField(Column& s, size_t e, const FieldSlot& slot, const WireField& f, const char* end,
+                   int depth, const char** next);
+  bool SetScalar(Column& s, Column& c, size_t e, const WireField& f);
+  bool DecodePacked(Column& c, const WireField& f);
+  bool DecodeMessage(Column& s, Column& c, size_t e, const WireField& f, const char* end, int depth,
+                     const char** next);
+  bool DecodeMapEntry(Column& c, const WireField& f, int depth);
+  bool CheckSerialized(const Column& c, absl::string_view bytes, int depth);
+  bool CheckRequired(const Column& s, size_t e);
+  void ClearOneof(Column& s, size_t e, int oneof, int keep);
+
+  bool Fail(const char* at, const std::string& what);
+  bool FailAt(const char* at, const char* what, const Column& s, uint32_t number);
+
+  const char* record_begin_ = nullptr;
+  const char* record_end_ = nullptr;
+  const int budget_ = DefaultRecursionBudget();  // Upstream's nesting limit.
+  std::string error_;
+  // Map entries dropped on the record's second pass: each replaced by a later one with its key.
+  absl::flat_hash_set<const char*> replaced_entries_;
+  bool second_pass_ = false;
+  bool has_replaced_entries_ = false;
+  bool dropped_entry_ = false;  // A closed enum's unknown value in the entry being decoded.
+  std::unique_ptr<google::protobuf::DynamicMessageFactory> factory_;  // Serialized columns.
+};
+
+}  // namespace columnar
+}  // namespace internal
+}  // namespace pbaccel
+
+#endif  // PBACCEL_INTERNAL_COLUMNAR_DECODE_H_

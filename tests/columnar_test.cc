@@ -1,0 +1,372 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// pbaccel::DecodeToArrow against upstream protobuf (testing/columnar_check.h: every column's every
+// value against reflection on upstream's parse, and the C Data Interface's layout rules), under
+// every kernel: the real corpora, random messages of every test type, their mutations (accepted
+// and rejected exactly as upstream does, the error naming the record), the semantics that make a
+// column differ from a naive copy (last value, merges, oneofs, map keys, closed enums), selections,
+// delimited streams and bad records made null. One test proves the kernel decodes a packed payload
+// straight into the exported column's buffer.
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "gtest/gtest.h"
+#include "pbaccel/columnar.h"
+#include "pbaccel/internal/kernel_registry.h"
+#include "pbaccel/testing/columnar_check.h"
+#include "pbaccel/testing/every_kernel.h"
+#include "pbaccel/testing/mutation.h"
+#include "pbaccel/testing/random_message.h"
+#include "pbaccel/testing/wire_builder.h"
+#include "proto/message_workloads.pb.h"
+#include "proto/osmformat.pb.h"
+#include "proto/packed_fields.pb.h"
+#include "proto/parser_test2.pb.h"
+#include "proto/parser_test3.pb.h"
+#include "proto/profile.pb.h"
+#include "proto/vector_tile.pb.h"
+#include "testing/corpora/realdata_corpus.h"
+
+namespace pbaccel {
+namespace {
+
+using google::protobuf::Message;
+using testing::CompareColumnsWithUpstream;
+
+std::vector<absl::string_view> Views(const std::vector<std::string>& records) {
+  return std::vector<absl::string_view>(records.begin(), records.end());
+}
+
+ColumnarOptions Select(std::vector<std::string> fields) {
+  ColumnarOptions options;
+  options.fields = std::move(fields);
+  return options;
+}
+
+// An exported batch, released at scope exit.
+struct Batch {
+  ArrowSchema schema{};
+  ArrowArray array{};
+  ~Batch() {
+    if (schema.release != nullptr) schema.release(&schema);
+    if (array.release != nullptr) array.release(&array);
+  }
+};
+
+class ColumnarTest : public testing::EveryKernelTest {};
+PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(ColumnarTest);
+
+std::string DataDir() { return corpora::DefaultDataDir(); }
+
+TEST_P(ColumnarTest, OsmBlocks) {
+  const absl::StatusOr<corpora::Corpus> osm = corpora::LoadOsm(DataDir());
+  ASSERT_TRUE(osm.ok()) << osm.status();
+  ASSERT_FALSE(osm->messages.empty());
+  const auto records = Views(osm->messages);
+  const Message& type = OSMPBF::PrimitiveBlock::default_instance();
+  EXPECT_EQ(CompareColumnsWithUpstream(type, records), "");
+  EXPECT_EQ(CompareColumnsWithUpstream(type, records,
+                                       Select({"primitivegroup.dense", "primitivegroup.ways.refs",
+                                               "stringtable", "granularity"})),
+            "");
+}
+
+TEST_P(ColumnarTest, VectorTiles) {
+  const absl::StatusOr<corpora::Corpus> mvt = corpora::LoadMvt(DataDir());
+  ASSERT_TRUE(mvt.ok()) << mvt.status();
+  ASSERT_FALSE(mvt->messages.empty());
+  const auto records = Views(mvt->messages);
+  const Message& type = vector_tile::Tile::default_instance();
+  EXPECT_EQ(CompareColumnsWithUpstream(type, records), "");
+  EXPECT_EQ(CompareColumnsWithUpstream(
+                type, records, Select({"layers.features.geometry", "layers.name", "layers.keys"})),
+            "");
+}
+
+// A proto3 schema no part of the columnar code was written against.
+TEST_P(ColumnarTest, PprofProfiles) {
+  const absl::StatusOr<corpora::Corpus> pprof = corpora::LoadPprof(DataDir());
+  ASSERT_TRUE(pprof.ok()) << pprof.status();
+  ASSERT_FALSE(pprof->messages.empty());
+  EXPECT_EQ(CompareColumnsWithUpstream(perftools::profiles::Profile::default_instance(),
+                                       Views(pprof->messages)),
+            "");
+}
+
+const Message* const kTypes[] = {
+    &test2::Everything::default_instance(),  &test2::Middle::default_instance(),
+    &test2::Recursive::default_instance(),   &test2::Singulars2::default_instance(),
+    &test2::Maps2::default_instance(),       &test3::All3::default_instance(),
+    &test3::Singulars3::default_instance(),  &test3::Maps3::default_instance(),
+    &test::PackedFields::default_instance(), &bench::Batch::default_instance(),
+    &bench::Person::default_instance(),
+};
+
+// Random contents of every field kind, packed and unpacked records interleaved; then the same
+// records mutated, one batch per record (accepted and rejected as upstream decides, the error
+// naming the record) and all in one batch with bad records made null.
+TEST_P(ColumnarTest, RandomMessagesAndMutations) {
+  std::mt19937_64 rng(20261127);
+  testing::RandomMessageOptions options;
+  options.max_repeated = 40;
+  for (const Message* type : kTypes) {
+    SCOPED_TRACE(type->GetTypeName());
+    std::vector<std::string> valid;
+    for (int i = 0; i < 30; ++i) {
+      std::unique_ptr<Message> m(type->New());
+      testing::FillRandom(m.get(), rng, options);
+      valid.push_back(testing::EncodeInterleaved(*m, rng));
+    }
+    ASSERT_EQ(CompareColumnsWithUpstream(*type, Views(valid)), "");
+    std::vector<std::string> mutated;
+    for (size_t i = 0; i < 8; ++i) {
+      for (std::string& bad : testing::Mutate(valid[i], rng, 12)) mutated.push_back(std::move(bad));
+    }
+    for (const std::string& bytes : mutated) {
+      const absl::string_view one[] = {bytes};
+      ASSERT_EQ(CompareColumnsWithUpstream(*type, one), "") << absl::CEscape(bytes);
+    }
+    ColumnarOptions null_bad;
+    null_bad.on_bad_record = ColumnarOptions::OnBadRecord::kNull;
+    ASSERT_EQ(CompareColumnsWithUpstream(*type, Views(mutated), null_bad), "");
+  }
+}
+
+std::string Serialize(const Message& m) { return m.SerializePartialAsString(); }
+
+// Occurrences of one record's fields that upstream merges, replaces or drops.
+TEST_P(ColumnarTest, MergesAsUpstream) {
+  test2::Everything a, b, c;
+  a.set_req(1);
+  a.set_str("first");
+  a.mutable_middle()->mutable_leaf()->set_x(5);
+  a.mutable_middle()->add_packed_i32(1);
+  a.mutable_choice_leaf()->set_x(7);
+  a.mutable_choice_leaf()->add_packed_s64(-3);
+  (*a.mutable_str_map())["k"] = 1;
+  (*a.mutable_leaf_map())[4].set_x(1);
+  b.set_str("second");                    // The last string wins.
+  b.mutable_middle()->add_packed_i32(2);  // Merged: [1, 2], leaf.x kept.
+  b.set_choice_int(3);                    // Replaces choice_leaf ...
+  (*b.mutable_str_map())["k"] = 2;        // A later entry with the same key replaces the first.
+  (*b.mutable_leaf_map())[4].add_packed_s64(9);  // Replaced whole, not merged.
+  c.mutable_choice_leaf()->add_packed_s64(8);    // ... which starts afresh here: [8], no x.
+  const std::string record = Serialize(a) + Serialize(b) + Serialize(c);
+  const absl::string_view records[] = {record};
+  EXPECT_EQ(CompareColumnsWithUpstream(test2::Everything::default_instance(), records), "");
+  // The same with only some columns, the oneof's other members unselected.
+  EXPECT_EQ(CompareColumnsWithUpstream(test2::Everything::default_instance(), records,
+                                       Select({"choice_leaf", "middle.packed_i32", "str_map"})),
+            "");
+}
+
+TEST_P(ColumnarTest, ClosedEnumsAsUpstream) {
+  std::string record;
+  testing::AppendTag(1, 0, &record);  // req
+  testing::AppendVarint(1, &record);
+  testing::AppendTag(17, 2, &record);  // p_enum: 1, 3 (unknown), 5
+  record += testing::Varint(3) + testing::EncodePacked({1, 3, 5});
+  testing::AppendTag(34, 0, &record);  // u_enum: 4 (unknown), 0
+  testing::AppendVarint(4, &record);
+  testing::AppendTag(34, 0, &record);
+  testing::AppendVarint(0, &record);
+  testing::AppendTag(24, 2, &record);  // p_contiguous: -1 and 7 (unknown)
+  const std::string contiguous = testing::EncodePacked({~uint64_t{0}, 7});
+  record += testing::Varint(contiguous.size()) + contiguous;
+  testing::AppendTag(71, 0, &record);  // contiguous: 2, then 9 (unknown: stays 2)
+  testing::AppendVarint(2, &record);
+  testing::AppendTag(71, 0, &record);
+  testing::AppendVarint(9, &record);
+  std::string maps;
+  for (uint64_t value : {1u, 2u, 5u}) {  // Maps2.closed: {1: 1}, {1: 2 (unknown: dropped)}, {2: 5}
+    std::string entry;
+    testing::AppendTag(1, 0, &entry);
+    testing::AppendVarint(value == 5 ? 2 : 1, &entry);
+    testing::AppendTag(2, 0, &entry);
+    testing::AppendVarint(value, &entry);
+    testing::AppendTag(1, 2, &maps);
+    maps += testing::Varint(entry.size()) + entry;
+  }
+  const absl::string_view everything[] = {record};
+  EXPECT_EQ(CompareColumnsWithUpstream(test2::Everything::default_instance(), everything), "");
+  const absl::string_view maps2[] = {maps};
+  EXPECT_EQ(CompareColumnsWithUpstream(test2::Maps2::default_instance(), maps2), "");
+}
+
+TEST_P(ColumnarTest, ErrorNamesRecordFieldAndOffset) {
+  test2::Everything ok;
+  ok.set_req(1);
+  const std::string good = Serialize(ok);
+  std::string bad = good;
+  testing::AppendTag(15, 2, &bad);  // p_sint64 whose last varint runs past the payload.
+  bad += testing::Varint(3) + std::string("\x01\x02\x80", 3);
+  const absl::string_view records[] = {good, good, bad};
+  Batch out;
+  const absl::Status status = DecodeToArrow(test2::Everything::descriptor(), records,
+                                            ColumnarOptions(), &out.schema, &out.array);
+  EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
+  EXPECT_TRUE(absl::StartsWith(status.message(), "record 2 (pbaccel.test2.Everything): "))
+      << status;
+  EXPECT_TRUE(absl::StrContains(status.message(), "pbaccel.test2.Everything.p_sint64")) << status;
+  EXPECT_TRUE(absl::StrContains(status.message(), absl::StrCat("at byte ", good.size() + 2)))
+      << status;
+  EXPECT_EQ(out.array.release, nullptr);  // Nothing exported.
+  EXPECT_EQ(out.schema.release, nullptr);
+
+  // Missing required fields: rejected as ParseFromString rejects them.
+  const absl::string_view missing[] = {""};
+  const absl::Status required = DecodeToArrow(test2::Everything::descriptor(), missing,
+                                              ColumnarOptions(), &out.schema, &out.array);
+  EXPECT_TRUE(absl::StrContains(required.message(),
+                                "missing required field "
+                                "pbaccel.test2.Everything.req"))
+      << required;
+
+  ColumnarOptions null_bad;
+  null_bad.on_bad_record = ColumnarOptions::OnBadRecord::kNull;
+  ColumnarReport report;
+  ASSERT_TRUE(DecodeToArrow(test2::Everything::descriptor(), records, null_bad, &out.schema,
+                            &out.array, &report)
+                  .ok());
+  ASSERT_EQ(report.bad_records.size(), 1u);
+  EXPECT_EQ(report.bad_records[0].index, 2u);
+  EXPECT_EQ(report.bad_records[0].error, status);
+  EXPECT_EQ(out.array.length, 3);
+  EXPECT_EQ(out.array.children[0]->null_count, 1);
+}
+
+TEST(ColumnarSchemaTest, SelectionErrors) {
+  Batch out;
+  const absl::string_view none[] = {""};
+  for (const char* path : {"nope", "str.x", "str_map.key", "middle.nope"}) {
+    const absl::Status s = DecodeToArrow(test2::Everything::descriptor(), none, Select({path}),
+                                         &out.schema, &out.array);
+    EXPECT_TRUE(absl::IsInvalidArgument(s)) << path << ": " << s;
+  }
+}
+
+// The fixed mapping: names, formats, nullability.
+TEST(ColumnarSchemaTest, Mapping) {
+  Batch out;
+  test2::Everything m;
+  m.set_req(1);
+  const std::string record = Serialize(m);
+  const absl::string_view records[] = {record};
+  ASSERT_TRUE(DecodeToArrow(test2::Everything::descriptor(), records,
+                            Select({"req", "p_sint64", "p_fixed32", "str", "raw", "middle",
+                                    "str_map", "grp", "p_bool", "p_double"}),
+                            &out.schema, &out.array)
+                  .ok());
+  ASSERT_EQ(out.schema.n_children, 10);
+  auto format = [&](int k) { return std::string(out.schema.children[k]->format); };
+  auto item = [&](int k) { return std::string(out.schema.children[k]->children[0]->format); };
+  EXPECT_EQ(format(0), "i");
+  EXPECT_EQ(format(1), "+l");
+  EXPECT_EQ(item(1), "l");
+  EXPECT_EQ(item(2), "I");
+  EXPECT_EQ(format(3), "u");
+  EXPECT_EQ(format(4), "z");
+  EXPECT_EQ(format(5), "+s");
+  EXPECT_EQ(format(6), "+m");
+  EXPECT_EQ(format(7), "+s");
+  EXPECT_EQ(item(8), "b");
+  EXPECT_EQ(item(9), "g");
+  EXPECT_STREQ(out.schema.children[5]->name, "middle");
+  EXPECT_NE(out.schema.children[0]->flags & ARROW_FLAG_NULLABLE, 0);  // proto2: presence.
+  EXPECT_EQ(out.schema.children[1]->flags & ARROW_FLAG_NULLABLE, 0);  // A list is never null.
+  EXPECT_EQ(testing::CheckArrowLayout(out.schema, out.array), "");
+
+  // Proto3 implicit presence: never null; `optional`: nullable.
+  Batch p3;
+  const absl::string_view empty[] = {""};
+  ASSERT_TRUE(DecodeToArrow(test3::Singulars3::descriptor(), empty, ColumnarOptions(), &p3.schema,
+                            &p3.array)
+                  .ok());
+  for (int64_t k = 0; k < p3.schema.n_children; ++k) {
+    const google::protobuf::FieldDescriptor* f =
+        test3::Singulars3::descriptor()->FindFieldByName(p3.schema.children[k]->name);
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ((p3.schema.children[k]->flags & ARROW_FLAG_NULLABLE) != 0,
+              !f->is_repeated() && f->has_presence())
+        << f->name();
+  }
+  // A recursive type: below its first level, the bytes.
+  Batch rec;
+  ASSERT_TRUE(DecodeToArrow(test2::Recursive::descriptor(), empty, ColumnarOptions(), &rec.schema,
+                            &rec.array)
+                  .ok());
+  EXPECT_STREQ(rec.schema.children[0]->format, "z");
+}
+
+TEST_P(ColumnarTest, DelimitedStream) {
+  std::mt19937_64 rng(7);
+  std::string stream;
+  std::vector<std::string> records;
+  for (int i = 0; i < 20; ++i) {
+    bench::Batch m;
+    testing::FillRandom(&m, rng, testing::RandomMessageOptions());
+    records.push_back(Serialize(m));
+    testing::AppendVarint(records.back().size(), &stream);
+    stream += records.back();
+  }
+  const absl::StatusOr<std::vector<absl::string_view>> split = SplitDelimitedRecords(stream);
+  ASSERT_TRUE(split.ok()) << split.status();
+  ASSERT_EQ(split->size(), records.size());
+  EXPECT_EQ(CompareColumnsWithUpstream(bench::Batch::default_instance(), *split), "");
+  Batch out;
+  ASSERT_TRUE(DecodeDelimitedToArrow(bench::Batch::descriptor(), stream, ColumnarOptions(),
+                                     &out.schema, &out.array)
+                  .ok());
+  EXPECT_EQ(out.array.length, 20);
+  const absl::Status truncated =
+      SplitDelimitedRecords(stream.substr(0, stream.size() - 1)).status();
+  EXPECT_TRUE(absl::StrContains(truncated.message(), "record 19")) << truncated;
+}
+
+// The kernel decodes a packed payload into the column's own buffer, the one exported: the active
+// kernel's sint64 decoder, wrapped to count its calls and record where it wrote.
+internal::DecodeFn g_sint64_decoder = nullptr;
+int g_calls = 0;
+const void* g_out = nullptr;
+internal::DecodeResult CountingDecoder(const uint8_t* p, const uint8_t* end, void* out, size_t cap,
+                                       uint64_t delta_base) {
+  ++g_calls;
+  g_out = out;
+  return g_sint64_decoder(p, end, out, cap, delta_base);
+}
+
+TEST_P(ColumnarTest, KernelDecodesIntoTheColumn) {
+  internal::KernelDescriptor counting = internal::ActiveKernel();
+  const int format = static_cast<int>(internal::VarintFormat::kSInt64);
+  g_sint64_decoder = counting.decode[format][0];
+  counting.decode[format][0] = &CountingDecoder;
+  internal::ScopedActiveKernelForTesting use(counting);
+  std::vector<uint64_t> values;
+  for (int i = 0; i < 1000; ++i) values.push_back(testing::ZigZagEncode64(i * 7919 - 500000));
+  std::string record;
+  testing::AppendTag(1, 0, &record);  // req
+  testing::AppendVarint(1, &record);
+  record += testing::WrapAsPackedField(15, testing::EncodePacked(values));  // p_sint64
+  const absl::string_view records[] = {record};
+  g_calls = 0;
+  Batch out;
+  ASSERT_TRUE(DecodeToArrow(test2::Everything::descriptor(), records, Select({"p_sint64"}),
+                            &out.schema, &out.array)
+                  .ok());
+  EXPECT_EQ(g_calls, 1);
+  const ArrowArray& items = *out.array.children[0]->children[0];
+  ASSERT_EQ(items.length, 1000);
+  EXPECT_EQ(g_out, items.buffers[1]);
+  EXPECT_EQ(static_cast<const int64_t*>(items.buffers[1])[999], 999 * 7919 - 500000);
+}
+
+}  // namespace
+}  // namespace pbaccel
