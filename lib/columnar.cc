@@ -23,6 +23,9 @@ absl::Status DecodeToArrow(const google::protobuf::Descriptor* type,
   absl::StatusOr<std::unique_ptr<Column>> columns = internal::columnar::BuildColumns(type, options);
   if (!columns.ok()) return columns.status();
   Column& root = **columns;
+  size_t input_bytes = 0;
+  for (absl::string_view r : records) input_bytes += r.size();
+  internal::columnar::ApplySizeHints(root, input_bytes);
   internal::columnar::RecordDecoder decoder;
   for (size_t r = 0; r < records.size(); ++r) {
     if (ABSL_PREDICT_TRUE(decoder.Decode(root, r, records[r]))) continue;
@@ -36,6 +39,7 @@ absl::Status DecodeToArrow(const google::protobuf::Descriptor* type,
     internal::columnar::CloseElement(root, r);
     if (report != nullptr) report->bad_records.push_back({r, std::move(error)});
   }
+  internal::columnar::RecordSizeHints(root, input_bytes);
   return internal::columnar::ExportRecordBatch(root, records.size(), schema, batch);
 }
 

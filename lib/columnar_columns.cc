@@ -147,6 +147,24 @@ void SetEnumValues(const FieldDescriptor* f, Column* c) {
   if (!c->enum_contiguous) c->enum_values.insert(numbers.begin(), numbers.end());
 }
 
+// The slot's column, action and whether the decoder's inline path takes it.
+void SetAction(Column* c, FieldSlot* slot) {
+  slot->column = c;
+  if (c->serialized) {
+    slot->action = Action::kSerialized;
+  } else if (c->type == ValueType::kMap) {
+    slot->action = Action::kMap;
+  } else if (c->type == ValueType::kStruct) {
+    slot->action = c->repeated ? Action::kMessageList : Action::kMessage;
+  } else if (c->type == ValueType::kUtf8 || c->type == ValueType::kBinary) {
+    slot->action = c->repeated ? Action::kBytesList : Action::kBytes;
+  } else {
+    slot->action = c->repeated ? Action::kScalarList : Action::kScalar;
+  }
+  slot->plain = slot->oneof < 0 && slot->required_bit < 0 && !slot->closed_enum &&
+                slot->action != Action::kSerialized;
+}
+
 class Builder {
  public:
   explicit Builder(bool null_records) : null_records_(null_records) {}
@@ -215,6 +233,10 @@ class Builder {
         s->oneof_children[static_cast<size_t>(oneof->index())].push_back(index);
       }
     }
+    for (auto& [number, slot] : slots) {
+      if (slot.child < 0) continue;
+      SetAction(s->children[static_cast<size_t>(slot.child)].get(), &slot);
+    }
     s->required_count = required_count;
     s->checks_required = required_count > 0;
     for (const auto& child : s->children) {
@@ -247,6 +269,7 @@ class Builder {
     c->repeated = f->is_repeated();
     c->required = f->is_required();
     c->validity = (!c->repeated && f->has_presence()) || (top_level && null_records_);
+    c->opened_valid = !c->repeated && f->has_presence() ? 0 : 1;
     c->nullable = c->validity;
     if (c->repeated) c->list_offsets.Push<int32_t>(0);
     if (f->is_map()) {
@@ -261,6 +284,7 @@ class Builder {
         absl::Status status = BuildField(child.get(), entry_field, whole, false);
         if (!status.ok()) return status;
         child->validity = false;  // An entry's key and value are never null: absent is zero.
+        child->opened_valid = 1;
         child->nullable = false;
         c->children.push_back(std::move(child));
       }
@@ -272,6 +296,8 @@ class Builder {
         slot.child = static_cast<int16_t>(n - 1);
         slot.field = n == 1 ? key : value;
         slot.wire_type = ExpectedWireType(slot.field);
+        slot.closed_enum = compat::IsClosedEnumField(slot.field);
+        SetAction(c->children[n - 1].get(), &slot);
       }
       return absl::OkStatus();
     }
@@ -316,42 +342,19 @@ void Buffer::Grow(size_t extra) {
   capacity_ = grown.capacity;
 }
 
-size_t Column::ElementCount() const {
-  switch (type) {
-    case ValueType::kStruct:
-    case ValueType::kMap: return struct_elements;
-    case ValueType::kUtf8:
-    case ValueType::kBinary: return values.size<int32_t>() - 1;
-    default: return values.bytes() / value_bytes;
-  }
+const FieldSlot* Column::SparseSlot(uint32_t number) const {
+  auto it = sparse_slots.find(number);
+  return it == sparse_slots.end() ? nullptr : &it->second;
 }
 
-void OpenElement(Column& c, size_t e) {
-  switch (c.type) {
-    case ValueType::kStruct:
-    case ValueType::kMap:
-      c.struct_elements = e + 1;
-      for (auto& child : c.children) OpenRow(*child, e);
-      for (uint64_t& word : c.required_seen) word = 0;
-      break;
-    case ValueType::kUtf8:
-    case ValueType::kBinary: break;  // Its end offset is pushed when it closes.
-    default:
-      std::memset(c.values.Reserve(c.value_bytes), 0, c.value_bytes);
-      c.values.Commit(c.value_bytes);
-  }
+void OpenStructElement(Column& c, size_t e) {
+  c.struct_elements = e + 1;
+  for (auto& child : c.children) OpenRow(*child, e);
+  for (uint64_t& word : c.required_seen) word = 0;
 }
 
-void CloseElement(Column& c, size_t e) {
-  switch (c.type) {
-    case ValueType::kStruct:
-    case ValueType::kMap:
-      for (auto& child : c.children) CloseRow(*child, e);
-      break;
-    case ValueType::kUtf8:
-    case ValueType::kBinary: c.values.Push<int32_t>(static_cast<int32_t>(c.data.bytes())); break;
-    default: break;
-  }
+void CloseStructElement(Column& c, size_t e) {
+  for (auto& child : c.children) CloseRow(*child, e);
 }
 
 void TruncateElements(Column& c, size_t e) {
@@ -370,23 +373,6 @@ void TruncateElements(Column& c, size_t e) {
   }
 }
 
-void OpenRow(Column& c, size_t r) {
-  if (c.validity) c.validity_bytes.Push<uint8_t>(c.field->has_presence() && !c.repeated ? 0 : 1);
-  if (c.repeated) {
-    if (c.type == ValueType::kMap) c.map_keys.clear();
-    return;
-  }
-  OpenElement(c, r);
-}
-
-void CloseRow(Column& c, size_t r) {
-  if (c.repeated) {
-    c.list_offsets.Push<int32_t>(static_cast<int32_t>(c.ElementCount()));
-    return;
-  }
-  CloseElement(c, r);
-}
-
 void TruncateRows(Column& c, size_t r) {
   if (c.validity) c.validity_bytes.Truncate(r);
   if (c.repeated) {
@@ -396,6 +382,53 @@ void TruncateRows(Column& c, size_t r) {
     return;
   }
   TruncateElements(c, r);
+}
+
+namespace {
+
+// The key of a column's size hints (the root: its message type).
+const void* HintKey(const Column& c) {
+  return c.field != nullptr ? static_cast<const void*>(c.field)
+                            : static_cast<const void*>(c.message_type);
+}
+
+// Batches smaller than this neither use nor set hints: their sizes say little about the next.
+constexpr size_t kMinHintedInputBytes = 64 << 10;
+
+}  // namespace
+
+void ApplySizeHints(Column& root, size_t input_bytes) {
+  if (input_bytes < kMinHintedInputBytes) return;
+  auto apply = [&](Column& c) {
+    const void* key = HintKey(c);
+    int index = 0;
+    for (Buffer* b : {&c.values, &c.validity_bytes, &c.list_offsets, &c.data}) {
+      const double ratio = SizeHint(key, index++);
+      if (ratio > 0) b->ReserveTotal(static_cast<size_t>(ratio * static_cast<double>(input_bytes)) + 64);
+    }
+  };
+  std::vector<Column*> stack = {&root};
+  while (!stack.empty()) {
+    Column* c = stack.back();
+    stack.pop_back();
+    apply(*c);
+    for (auto& child : c->children) stack.push_back(child.get());
+  }
+}
+
+void RecordSizeHints(const Column& root, size_t input_bytes) {
+  if (input_bytes < kMinHintedInputBytes) return;
+  std::vector<const Column*> stack = {&root};
+  while (!stack.empty()) {
+    const Column* c = stack.back();
+    stack.pop_back();
+    const void* key = HintKey(*c);
+    int index = 0;
+    for (const Buffer* b : {&c->values, &c->validity_bytes, &c->list_offsets, &c->data}) {
+      SetSizeHint(key, index++, static_cast<double>(b->bytes()) / static_cast<double>(input_bytes));
+    }
+    for (const auto& child : c->children) stack.push_back(child.get());
+  }
 }
 
 absl::StatusOr<std::unique_ptr<Column>> BuildColumns(const Descriptor* type,

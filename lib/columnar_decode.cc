@@ -11,6 +11,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/message.h"
 #include "pbaccel/field_reader.h"
+#include "pbaccel/generated_parser.h"
 #include "pbaccel/internal/message_plan.h"
 #include "pbaccel/internal/kernel_registry.h"
 #include "pbaccel/internal/protobuf_compat.h"
@@ -46,6 +47,10 @@ size_t EndGroupTagSize(uint32_t number) {
   return n;
 }
 
+// Upstream's UTF-8 check for the strings that require it, ASCII recognized inline (as the
+// generated parsers do).
+inline bool ValidUtf8(const char* p, size_t n) { return gen::ValidUtf8(p, p + n); }
+
 // A varint or fixed value converted to the column's type, in its bytes (little-endian).
 inline uint64_t ScalarBits(const Column& c, const WireField& f) {
   switch (c.conversion) {
@@ -62,6 +67,21 @@ inline uint64_t ScalarBits(const Column& c, const WireField& f) {
     case Conversion::kNone: break;
   }
   return 0;
+}
+
+// Stores the value of `f` converted for `c` at `out` (value_bytes bytes).
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void StoreScalar(const Column& c, const WireField& f,
+                                                     char* out) {
+  const uint64_t bits = ScalarBits(c, f);
+  switch (c.value_bytes) {
+    case 1: *out = static_cast<char>(bits); break;
+    case 4: {
+      const uint32_t v = static_cast<uint32_t>(bits);
+      std::memcpy(out, &v, 4);
+      break;
+    }
+    default: std::memcpy(out, &bits, 8);
+  }
 }
 
 inline void MarkValid(Column& c, size_t e) {
@@ -131,13 +151,47 @@ bool RecordDecoder::DecodeFields(Column& s, size_t e, const char* p, const char*
                             !(slot->packable && f.wire_type == WireType::kLengthDelimited)))) {
       // Unknown to the type, or of another wire type than the field's: an unknown field.
       if (f.wire_type == WireType::kStartGroup) {
-        const absl::StatusOr<size_t> body = SkipField(
-            absl::string_view(next, static_cast<size_t>(end - next)), (f.number << 3) | 3, depth);
+        const absl::StatusOr<size_t> body =
+            SkipField(absl::string_view(next, static_cast<size_t>(end - next)),
+                      (f.number << 3) | 3, depth);
         if (!body.ok()) return FailAt(f.tag, "malformed group", s, f.number);
         next += *body;
       }
       p = next;
       continue;
+    }
+    if (ABSL_PREDICT_TRUE(slot->plain)) {
+      // The inline path: no oneof, required bit or closed enum to mind.
+      Column& c = *slot->column;
+      switch (slot->action) {
+        case Action::kScalar:
+          StoreScalar(c, f, c.values.data<char>() + e * c.value_bytes);
+          MarkValid(c, e);
+          p = next;
+          continue;
+        case Action::kScalarList:
+          if (f.wire_type == WireType::kLengthDelimited) {
+            if (!DecodePacked(c, f)) return false;
+          } else {
+            StoreScalar(c, f, c.values.Reserve(8));
+            c.values.Commit(c.value_bytes);
+          }
+          p = next;
+          continue;
+        case Action::kBytesList:
+          if (c.check_utf8 && !ValidUtf8(f.payload, f.varint)) {
+            return FailAt(f.payload, "invalid UTF-8", s, f.number);
+          }
+          c.data.Append(f.payload, f.varint);
+          c.values.Push<int32_t>(static_cast<int32_t>(c.data.bytes()));
+          p = next;
+          continue;
+        case Action::kMessageList:
+          if (!DecodeMessage(s, c, e, f, end, depth, &next)) return false;
+          p = next;
+          continue;
+        default: break;  // The rest: DecodeField.
+      }
     }
     if (!DecodeField(s, e, *slot, f, end, depth, &next)) return false;
     p = next;
@@ -159,8 +213,7 @@ void RecordDecoder::ClearOneof(Column& s, size_t e, int oneof, int keep) {
 
 bool RecordDecoder::DecodeField(Column& s, size_t e, const FieldSlot& slot, const WireField& f,
                                 const char* end, int depth, const char** next) {
-  Column* const selected =
-      slot.child >= 0 ? s.children[static_cast<size_t>(slot.child)].get() : nullptr;
+  Column* const selected = slot.column;
   if (ABSL_PREDICT_FALSE(slot.closed_enum) && f.wire_type == WireType::kVarint) {
     // A closed enum's unknown value goes to upstream's unknown fields: the field (and its oneof)
     // stays as it was, a repeated one drops it, a map drops its entry.
@@ -209,7 +262,7 @@ bool RecordDecoder::DecodeField(Column& s, size_t e, const FieldSlot& slot, cons
         if (!CheckSerialized(c, absl::string_view(bytes, size), depth)) {
           return FailAt(f.tag, "submessage rejected by protobuf:", s, f.number);
         }
-      } else if (c.check_utf8 && !compat::IsStructurallyValidUtf8(bytes, size)) {
+      } else if (c.check_utf8 && !ValidUtf8(bytes, size)) {
         return FailAt(f.payload, "invalid UTF-8", s, f.number);
       }
       if (c.repeated) {
@@ -226,11 +279,11 @@ bool RecordDecoder::DecodeField(Column& s, size_t e, const FieldSlot& slot, cons
     default: break;
   }
   if (f.wire_type == WireType::kLengthDelimited) return DecodePacked(c, f);
-  const uint64_t bits = ScalarBits(c, f);
   if (c.repeated) {
-    c.values.Append(&bits, c.value_bytes);  // Little-endian: the low bytes are the value.
+    StoreScalar(c, f, c.values.Reserve(8));
+    c.values.Commit(c.value_bytes);
   } else {
-    std::memcpy(c.values.data<char>() + e * c.value_bytes, &bits, c.value_bytes);
+    StoreScalar(c, f, c.values.data<char>() + e * c.value_bytes);
     MarkValid(c, e);
   }
   return true;

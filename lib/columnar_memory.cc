@@ -3,7 +3,10 @@
 #include "pbaccel/internal/columnar_memory.h"
 
 #include <cstdlib>
+#include <utility>
 #include <vector>
+
+#include "absl/container/flat_hash_map.h"
 
 #include "absl/base/thread_annotations.h"
 #include "absl/numeric/bits.h"
@@ -54,6 +57,28 @@ Cache& TheCache() {
 
 int SizeClass(size_t capacity) { return absl::countr_zero(capacity); }
 
+class Hints {
+ public:
+  double Get(const void* field, int buffer) {
+    absl::MutexLock lock(&mutex_);
+    auto it = hints_.find({field, buffer});
+    return it == hints_.end() ? 0 : it->second;
+  }
+  void Set(const void* field, int buffer, double ratio) {
+    absl::MutexLock lock(&mutex_);
+    hints_[{field, buffer}] = ratio;
+  }
+
+ private:
+  absl::Mutex mutex_;
+  absl::flat_hash_map<std::pair<const void*, int>, double> hints_ ABSL_GUARDED_BY(mutex_);
+};
+
+Hints& TheHints() {
+  static Hints* const hints = new Hints;
+  return *hints;
+}
+
 }  // namespace
 
 Block AllocateBlock(size_t bytes) {
@@ -70,6 +95,12 @@ void FreeBlock(Block block) {
 }
 
 size_t CachedBytesForTesting() { return TheCache().cached(); }
+
+double SizeHint(const void* field, int buffer) { return TheHints().Get(field, buffer); }
+
+void SetSizeHint(const void* field, int buffer, double bytes_per_input_byte) {
+  TheHints().Set(field, buffer, bytes_per_input_byte);
+}
 
 }  // namespace columnar
 }  // namespace internal

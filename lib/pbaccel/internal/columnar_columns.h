@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "absl/base/optimization.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -88,6 +89,10 @@ class Buffer {
     return data_ + size_;
   }
   void Commit(size_t n) { size_ += n; }
+  // Makes the capacity at least `n` bytes (a first allocation of the expected size).
+  void ReserveTotal(size_t n) {
+    if (n > capacity_) Grow(n - size_);
+  }
   // REQUIRES: n <= bytes().
   void Truncate(size_t n) { size_ = n; }
 
@@ -130,56 +135,78 @@ enum class Conversion : uint8_t {
   kNone,     // Length-delimited or group values.
 };
 
+struct Column;
+
+// What the decoder does with a field of a struct Column's type.
+enum class Action : uint8_t {
+  kSkip,         // Not selected: skipped (a group with its body).
+  kScalar,       // A singular number or bool: set (the last occurrence wins).
+  kScalarList,   // A repeated one: appended, one value or a packed run.
+  kBytes,        // A singular string or bytes: set.
+  kBytesList,    // A repeated one: appended.
+  kSerialized,   // A recursive message kept as bytes: appended (occurrences concatenate).
+  kMessage,      // A singular submessage: merged into its struct row.
+  kMessageList,  // A repeated one: a new struct element.
+  kMap,          // A map entry: a new entry, one per key.
+};
+
 // What a field number means to a struct Column (its decoder's lookup).
 struct FieldSlot {
-  int16_t child = -1;         // Index into children, or -1: not selected (skipped).
-  int16_t oneof = -1;         // The field's oneof among the struct's oneofs, or -1.
-  int16_t required_bit = -1;  // Index into the required bits, or -1: not required.
+  Column* column = nullptr;  // The selected field's column, or nullptr.
+  Action action = Action::kSkip;
   uint8_t wire_type = 0;      // Expected wire type (WireType); packable fields take 2 too.
   bool packable = false;      // Repeated scalar: also accepts a packed record.
+  // Set when the field needs none of the checks below: the decoder's inline path takes it.
+  bool plain = false;
   bool closed_enum = false;   // A closed enum: an unknown value leaves the field as it was.
-  // Not selected, but its value can still unset a oneof (a closed enum's unknown value cannot).
+  int16_t child = -1;         // Index into children, or -1: not selected.
+  int16_t oneof = -1;         // The field's oneof among the struct's oneofs, or -1.
+  int16_t required_bit = -1;  // Index into the required bits, or -1: not required.
+  // Every field of the type has a slot: an unselected one can still unset a oneof or set a
+  // required field.
   const google::protobuf::FieldDescriptor* field = nullptr;
 };
 
 struct Column {
+  // --- The values (hot: first, with what the decoder reads for each value) ---
+  Buffer values;          // Scalars: one per element. kUtf8/kBinary: int32 offsets, elements + 1.
+  Buffer validity_bytes;  // One byte per row (0 null, 1 valid), when `validity`.
+  Buffer list_offsets;    // int32, rows + 1, when `repeated`.
+  Buffer data;            // kUtf8/kBinary: the bytes.
+  size_t struct_elements = 0;  // kStruct, kMap: struct rows (entries) opened so far.
+
   // --- What the field is ---
-  std::string name;  // The proto field's name ("" for records).
-  const google::protobuf::FieldDescriptor* field = nullptr;  // nullptr for the record itself.
   ValueType type = ValueType::kStruct;
   Conversion conversion = Conversion::kNone;
   VarintFormat format = VarintFormat::kUInt64;  // Packed varints' kernel format.
   uint8_t value_bytes = 0;                      // Size of one scalar value in `values`.
   bool repeated = false;  // list<...> (or map): row i's elements are list_offsets[i, i+1).
   bool validity = false;  // A validity byte per row (presence, or OnBadRecord::kNull).
+  uint8_t opened_valid = 1;  // The validity byte a row opens with: 0 for presence (absent).
   bool nullable = false;  // The schema's flag.
   bool required = false;
   bool closed_enum = false;
   bool check_utf8 = false;
   bool group = false;       // Encoded as a group (start/end tags) instead of length-delimited.
   bool serialized = false;  // A recursive message kept as its bytes (binary).
+  // Whether closing a struct row checks required fields: its own, or a singular submessage's.
+  bool checks_required = false;
+  int required_count = 0;
+  // kStruct and kMap (key, value): field numbers to slots, and the children.
+  std::vector<FieldSlot> dense_slots;  // By field number, below its size.
+  std::vector<std::unique_ptr<Column>> children;
+
+  // --- Cold ---
+  std::string name;  // The proto field's name ("" for records).
+  const google::protobuf::FieldDescriptor* field = nullptr;  // nullptr for the record itself.
   const google::protobuf::Descriptor* message_type = nullptr;  // kStruct, kMap and serialized.
+  absl::flat_hash_map<uint32_t, FieldSlot> sparse_slots;
+  std::vector<std::vector<int>> oneof_children;  // Per oneof: its selected members' indexes.
   // Closed enums: the values the enum defines (a range when they are contiguous).
   int32_t enum_min = 0;
   int32_t enum_max = -1;
   bool enum_contiguous = true;
   absl::flat_hash_set<int32_t> enum_values;
-
-  // kStruct and kMap (key, value): the children, and field numbers to slots.
-  std::vector<std::unique_ptr<Column>> children;
-  std::vector<FieldSlot> dense_slots;  // By field number, below its size.
-  absl::flat_hash_map<uint32_t, FieldSlot> sparse_slots;
-  std::vector<std::vector<int>> oneof_children;  // Per oneof: its selected members' indexes.
-  int required_count = 0;
-  // Whether closing a struct row checks required fields: its own, or a singular submessage's.
-  bool checks_required = false;
-
-  // --- The values ---
-  Buffer validity_bytes;  // One byte per row (0 null, 1 valid), when `validity`.
-  Buffer list_offsets;    // int32, rows + 1, when `repeated`.
-  Buffer values;          // Scalars: one per element. kUtf8/kBinary: int32 offsets, elements + 1.
-  Buffer data;            // kUtf8/kBinary: the bytes.
-  size_t struct_elements = 0;  // kStruct, kMap: struct rows (entries) opened so far.
   // The open row's state: the required fields seen (kStruct), the map's keys so far (kMap).
   std::vector<uint64_t> required_seen;
   absl::flat_hash_map<std::string, const char*> map_keys;
@@ -188,13 +215,21 @@ struct Column {
     if (enum_contiguous) return v >= enum_min && v <= enum_max;
     return enum_values.contains(v);
   }
-  const FieldSlot* Slot(uint32_t number) const {
-    if (number < dense_slots.size()) return &dense_slots[number];
-    auto it = sparse_slots.find(number);
-    return it == sparse_slots.end() ? nullptr : &it->second;
+  ABSL_ATTRIBUTE_ALWAYS_INLINE const FieldSlot* Slot(uint32_t number) const {
+    if (ABSL_PREDICT_TRUE(number < dense_slots.size())) return &dense_slots[number];
+    return SparseSlot(number);
   }
+  const FieldSlot* SparseSlot(uint32_t number) const;
   // Elements: the rows of the element layer (scalars, strings or struct rows).
-  size_t ElementCount() const;
+  size_t ElementCount() const {
+    switch (type) {
+      case ValueType::kStruct:
+      case ValueType::kMap: return struct_elements;
+      case ValueType::kUtf8:
+      case ValueType::kBinary: return values.size<int32_t>() - 1;
+      default: return values.bytes() / value_bytes;
+    }
+  }
 };
 
 // The column tree of `type` for `options` (the root is a kStruct Column with field == nullptr),
@@ -202,15 +237,53 @@ struct Column {
 absl::StatusOr<std::unique_ptr<Column>> BuildColumns(const google::protobuf::Descriptor* type,
                                                      const ColumnarOptions& options);
 
-// Rows of a field's Column (see above). `r` is the parent's open row.
-void OpenRow(Column& c, size_t r);
-void CloseRow(Column& c, size_t r);
+// Starts every buffer of the tree at the size its size hint (columnar_memory.h) expects for
+// `input_bytes` of records; after the batch, records the sizes they reached.
+void ApplySizeHints(Column& root, size_t input_bytes);
+void RecordSizeHints(const Column& root, size_t input_bytes);
+
+// Rows of a field's Column (see above). `r` is the parent's open row. Inline: the decoder opens
+// and closes every child of every struct row; struct elements go out of line.
+void OpenStructElement(Column& c, size_t e);
+void CloseStructElement(Column& c, size_t e);
 void TruncateRows(Column& c, size_t r);
-// Elements of the element layer: start one (a struct row opens its children), end it, or drop
-// element `e` and every one after it.
-void OpenElement(Column& c, size_t e);
-void CloseElement(Column& c, size_t e);
 void TruncateElements(Column& c, size_t e);
+
+// Elements of the element layer: start one (a struct row opens its children), end it.
+inline void OpenElement(Column& c, size_t e) {
+  if (c.value_bytes != 0) {
+    std::memset(c.values.Reserve(8), 0, 8);  // Zero, whatever the width (8 bytes of room).
+    c.values.Commit(c.value_bytes);
+  } else if (c.type == ValueType::kStruct || c.type == ValueType::kMap) {
+    OpenStructElement(c, e);
+  }  // Strings: the end offset is pushed when the element closes.
+}
+
+inline void CloseElement(Column& c, size_t e) {
+  if (c.value_bytes != 0) return;
+  if (c.type == ValueType::kStruct || c.type == ValueType::kMap) {
+    CloseStructElement(c, e);
+  } else {
+    c.values.Push<int32_t>(static_cast<int32_t>(c.data.bytes()));
+  }
+}
+
+inline void OpenRow(Column& c, size_t r) {
+  if (c.validity) c.validity_bytes.Push<uint8_t>(c.opened_valid);
+  if (c.repeated) {
+    if (ABSL_PREDICT_FALSE(c.type == ValueType::kMap)) c.map_keys.clear();
+    return;
+  }
+  OpenElement(c, r);
+}
+
+inline void CloseRow(Column& c, size_t r) {
+  if (c.repeated) {
+    c.list_offsets.Push<int32_t>(static_cast<int32_t>(c.ElementCount()));
+    return;
+  }
+  CloseElement(c, r);
+}
 
 }  // namespace columnar
 }  // namespace internal

@@ -16,7 +16,7 @@ namespace pbaccel {
 namespace internal {
 namespace columnar {
 
-inline constexpr size_t kMaxCachedBytes = size_t{128} << 20;
+inline constexpr size_t kMaxCachedBytes = size_t{256} << 20;
 
 struct Block {
   char* data = nullptr;
@@ -33,6 +33,15 @@ void FreeBlock(Block block);
 
 // Bytes the cache holds now (for tests).
 size_t CachedBytesForTesting();
+
+// Size hints: how many bytes one of a column's buffers needed per byte of input in the last batch
+// decoded with it (0 if none was), so that the next batch can start the buffer at its expected
+// size instead of growing it block by block, each growth a copy (on the real-data corpora the
+// copies took 10-15% of the decode; docs/columnar.md). A key names a column's buffer: its
+// field's descriptor and the buffer's index. A stale hint (a descriptor's address reused by
+// another pool) costs only a wrong first size. Thread-safe.
+double SizeHint(const void* field, int buffer);
+void SetSizeHint(const void* field, int buffer, double bytes_per_input_byte);
 
 }  // namespace columnar
 }  // namespace internal
