@@ -121,13 +121,22 @@ void SetScalarType(const FieldDescriptor* f, Column* c) {
     default: c->type = ValueType::kBinary; break;  // bytes
   }
   switch (c->type) {
-    case ValueType::kBool: c->value_bytes = 1; break;
+    case ValueType::kBool:
+      c->value_bytes = 1;
+      c->value_shift = 0;
+      break;
     case ValueType::kInt32:
     case ValueType::kUInt32:
-    case ValueType::kFloat: c->value_bytes = 4; break;
+    case ValueType::kFloat:
+      c->value_bytes = 4;
+      c->value_shift = 2;
+      break;
     case ValueType::kInt64:
     case ValueType::kUInt64:
-    case ValueType::kDouble: c->value_bytes = 8; break;
+    case ValueType::kDouble:
+      c->value_bytes = 8;
+      c->value_shift = 3;
+      break;
     default: break;
   }
 }
@@ -145,6 +154,26 @@ void SetEnumValues(const FieldDescriptor* f, Column* c) {
   c->enum_contiguous = static_cast<int64_t>(numbers.back()) - numbers.front() + 1 ==
                        static_cast<int64_t>(numbers.size());
   if (!c->enum_contiguous) c->enum_values.insert(numbers.begin(), numbers.end());
+}
+
+// What opening and closing a struct row of `s` does to its children (Column's programs): what
+// OpenRow and CloseRow do to each child, sorted by kind.
+void RowPrograms(Column* s) {
+  for (auto& child : s->children) {
+    Column* c = child.get();
+    if (c->validity) s->opens_validity.push_back(c);
+    if (c->repeated) {
+      if (c->type == ValueType::kMap) s->opens_map.push_back(c);
+      s->closes_list.push_back(c);
+    } else if (c->value_bytes != 0) {
+      s->opens_scalar.push_back(c);
+    } else if (c->type == ValueType::kStruct) {
+      s->opens_struct.push_back(c);
+      s->closes_struct.push_back(c);
+    } else {
+      s->closes_string.push_back(c);
+    }
+  }
 }
 
 // The slot's column, action and whether the decoder's inline path takes it.
@@ -237,6 +266,7 @@ class Builder {
       if (slot.child < 0) continue;
       SetAction(s->children[static_cast<size_t>(slot.child)].get(), &slot);
     }
+    RowPrograms(s);
     s->required_count = required_count;
     s->checks_required = required_count > 0;
     for (const auto& child : s->children) {
@@ -290,6 +320,7 @@ class Builder {
       }
       c->checks_required =
           c->children[1]->type == ValueType::kStruct && c->children[1]->checks_required;
+      RowPrograms(c);
       c->dense_slots.resize(3);
       for (uint32_t n : {1u, 2u}) {
         FieldSlot& slot = c->dense_slots[n];
@@ -345,16 +376,6 @@ void Buffer::Grow(size_t extra) {
 const FieldSlot* Column::SparseSlot(uint32_t number) const {
   auto it = sparse_slots.find(number);
   return it == sparse_slots.end() ? nullptr : &it->second;
-}
-
-void OpenStructElement(Column& c, size_t e) {
-  c.struct_elements = e + 1;
-  for (auto& child : c.children) OpenRow(*child, e);
-  for (uint64_t& word : c.required_seen) word = 0;
-}
-
-void CloseStructElement(Column& c, size_t e) {
-  for (auto& child : c.children) CloseRow(*child, e);
 }
 
 void TruncateElements(Column& c, size_t e) {

@@ -105,6 +105,7 @@ bool RecordDecoder::Decode(Column& root, size_t r, absl::string_view record) {
   record_begin_ = record.data();
   const char* const end = record.data() + record.size();
   record_end_ = end;
+  kernel_ = &ActiveKernel();
   second_pass_ = false;
   has_replaced_entries_ = false;
   if (!replaced_entries_.empty()) replaced_entries_.clear();
@@ -171,6 +172,20 @@ bool RecordDecoder::DecodeFields(Column& s, size_t e, const char* p, const char*
           continue;
         case Action::kScalarList:
           if (f.wire_type == WireType::kLengthDelimited) {
+            // A tiny payload (most of them) straight to the kernel's tiny decoder, inline.
+            const size_t n = static_cast<size_t>(f.varint);
+            if (c.conversion < Conversion::kFixed32 && !c.closed_enum &&
+                TakesTinyDecoder(n, record_end_ - f.payload)) {
+              void* out = c.values.Reserve(kTinyPayloadBytes * 8);
+              const auto* begin = reinterpret_cast<const uint8_t*>(f.payload);
+              const int count = kernel_->TinyDecoder(c.format)(begin, begin + n, out,
+                                                               kTinyPayloadBytes);
+              if (ABSL_PREDICT_TRUE(count >= 0)) {
+                c.values.Commit(static_cast<size_t>(count) << c.value_shift);
+                p = next;
+                continue;
+              }
+            }
             if (!DecodePacked(c, f)) return false;
           } else {
             StoreScalar(c, f, c.values.Reserve(8));
@@ -186,10 +201,17 @@ bool RecordDecoder::DecodeFields(Column& s, size_t e, const char* p, const char*
           c.values.Push<int32_t>(static_cast<int32_t>(c.data.bytes()));
           p = next;
           continue;
-        case Action::kMessageList:
-          if (!DecodeMessage(s, c, e, f, end, depth, &next)) return false;
+        case Action::kMessageList: {
+          if (ABSL_PREDICT_FALSE(c.group || depth >= budget_)) break;  // DecodeField.
+          const size_t element = c.struct_elements;
+          OpenStructElement(c, element);
+          const char* after;
+          if (!DecodeFields(c, element, f.payload, f.end, 0, depth + 1, &after)) return false;
+          if (c.checks_required && !CheckRequired(c, element)) return false;
+          CloseStructElement(c, element);
           p = next;
           continue;
+        }
         default: break;  // The rest: DecodeField.
       }
     }
@@ -305,7 +327,7 @@ bool RecordDecoder::DecodePacked(Column& c, const WireField& f) {
   // decoder may write) is enough, and the buffer grows geometrically.
   const size_t room = n < static_cast<size_t>(kTinyPayloadBytes) ? kTinyPayloadBytes : n;
   void* const out = c.values.Reserve(room * c.value_bytes);
-  const KernelDescriptor& kernel = ActiveKernel();
+  const KernelDescriptor& kernel = *kernel_;
   const auto* const begin = reinterpret_cast<const uint8_t*>(f.payload);
   const auto* const stop = begin + n;
   int tiny = kTinyUnhandled;
@@ -338,7 +360,7 @@ bool RecordDecoder::DecodePacked(Column& c, const WireField& f) {
     }
     count = kept;
   }
-  c.values.Commit(count * c.value_bytes);
+  c.values.Commit(count << c.value_shift);
   return true;
 }
 

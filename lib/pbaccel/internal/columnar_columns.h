@@ -123,7 +123,7 @@ enum class ValueType : uint8_t {
   kMap,     // map<key, value>: repeated, its elements the entries (children: key, value).
 };
 
-// How a varint or fixed value on the wire becomes the column's value.
+// How a varint or fixed value on the wire becomes the column's value (the varint ones first).
 enum class Conversion : uint8_t {
   kVarint32,  // int32, uint32, enum: the low 32 bits.
   kVarint64,  // int64, uint64.
@@ -180,6 +180,7 @@ struct Column {
   Conversion conversion = Conversion::kNone;
   VarintFormat format = VarintFormat::kUInt64;  // Packed varints' kernel format.
   uint8_t value_bytes = 0;                      // Size of one scalar value in `values`.
+  uint8_t value_shift = 0;                      // log2(value_bytes).
   bool repeated = false;  // list<...> (or map): row i's elements are list_offsets[i, i+1).
   bool validity = false;  // A validity byte per row (presence, or OnBadRecord::kNull).
   uint8_t opened_valid = 1;  // The validity byte a row opens with: 0 for presence (absent).
@@ -195,6 +196,12 @@ struct Column {
   // kStruct and kMap (key, value): field numbers to slots, and the children.
   std::vector<FieldSlot> dense_slots;  // By field number, below its size.
   std::vector<std::unique_ptr<Column>> children;
+  // kStruct and kMap: what opening and closing a struct row does to the children, by kind
+  // (RowPrograms computes them): rows with a validity byte, singular scalars (a zero), singular
+  // structs (opened in turn), maps (their keys forgotten); lists (their end offset), singular
+  // strings (their end offset), singular structs (closed in turn).
+  std::vector<Column*> opens_validity, opens_scalar, opens_struct, opens_map;
+  std::vector<Column*> closes_list, closes_string, closes_struct;
 
   // --- Cold ---
   std::string name;  // The proto field's name ("" for records).
@@ -227,7 +234,7 @@ struct Column {
       case ValueType::kMap: return struct_elements;
       case ValueType::kUtf8:
       case ValueType::kBinary: return values.size<int32_t>() - 1;
-      default: return values.bytes() / value_bytes;
+      default: return values.bytes() >> value_shift;
     }
   }
 };
@@ -243,11 +250,31 @@ void ApplySizeHints(Column& root, size_t input_bytes);
 void RecordSizeHints(const Column& root, size_t input_bytes);
 
 // Rows of a field's Column (see above). `r` is the parent's open row. Inline: the decoder opens
-// and closes every child of every struct row; struct elements go out of line.
-void OpenStructElement(Column& c, size_t e);
-void CloseStructElement(Column& c, size_t e);
+// and closes every struct row (a struct's children by the programs above).
 void TruncateRows(Column& c, size_t r);
 void TruncateElements(Column& c, size_t e);
+
+inline void OpenStructElement(Column& c, size_t e) {
+  c.struct_elements = e + 1;
+  for (Column* v : c.opens_validity) v->validity_bytes.Push<uint8_t>(v->opened_valid);
+  for (Column* v : c.opens_scalar) {
+    std::memset(v->values.Reserve(8), 0, 8);
+    v->values.Commit(v->value_bytes);
+  }
+  for (Column* v : c.opens_struct) OpenStructElement(*v, e);
+  for (Column* v : c.opens_map) v->map_keys.clear();
+  if (ABSL_PREDICT_FALSE(c.required_count != 0)) {
+    for (uint64_t& word : c.required_seen) word = 0;
+  }
+}
+
+inline void CloseStructElement(Column& c, size_t e) {
+  for (Column* v : c.closes_list) {
+    v->list_offsets.Push<int32_t>(static_cast<int32_t>(v->ElementCount()));
+  }
+  for (Column* v : c.closes_string) v->values.Push<int32_t>(static_cast<int32_t>(v->data.bytes()));
+  for (Column* v : c.closes_struct) CloseStructElement(*v, e);
+}
 
 // Elements of the element layer: start one (a struct row opens its children), end it.
 inline void OpenElement(Column& c, size_t e) {
