@@ -190,8 +190,7 @@ void SetAction(Column* c, FieldSlot* slot) {
   } else {
     slot->action = c->repeated ? Action::kScalarList : Action::kScalar;
   }
-  slot->plain = slot->oneof < 0 && slot->required_bit < 0 && !slot->closed_enum &&
-                slot->action != Action::kSerialized;
+  slot->plain = slot->oneof < 0 && slot->required_bit < 0 && slot->action != Action::kSerialized;
 }
 
 class Builder {

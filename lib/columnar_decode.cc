@@ -147,7 +147,7 @@ bool RecordDecoder::DecodeFields(Column& s, size_t e, const char* p, const char*
     }
     const FieldSlot* slot = s.Slot(f.number);
     const uint8_t wire_type = static_cast<uint8_t>(f.wire_type);
-    if (ABSL_PREDICT_FALSE(slot == nullptr || slot->field == nullptr ||
+    if (ABSL_PREDICT_FALSE(slot == nullptr ||
                            (wire_type != slot->wire_type &&
                             !(slot->packable && f.wire_type == WireType::kLengthDelimited)))) {
       // Unknown to the type, or of another wire type than the field's: an unknown field.
@@ -162,8 +162,16 @@ bool RecordDecoder::DecodeFields(Column& s, size_t e, const char* p, const char*
       continue;
     }
     if (ABSL_PREDICT_TRUE(slot->plain)) {
-      // The inline path: no oneof, required bit or closed enum to mind.
+      // The inline path: no oneof or required bit to mind.
       Column& c = *slot->column;
+      if (ABSL_PREDICT_FALSE(slot->closed_enum) && f.wire_type == WireType::kVarint &&
+          !c.IsEnumValue(static_cast<int32_t>(f.varint))) {
+        // A closed enum's unknown value goes to upstream's unknown fields: the field stays as it
+        // was, a repeated one drops it, a map drops its entry.
+        if (s.type == ValueType::kMap) dropped_entry_ = true;
+        p = next;
+        continue;
+      }
       switch (slot->action) {
         case Action::kScalar:
           StoreScalar(c, f, c.values.data<char>() + e * c.value_bytes);

@@ -150,13 +150,18 @@ enum class Action : uint8_t {
   kMap,          // A map entry: a new entry, one per key.
 };
 
+inline constexpr uint8_t kNoField = 0xFF;
+
 // What a field number means to a struct Column (its decoder's lookup).
 struct FieldSlot {
   Column* column = nullptr;  // The selected field's column, or nullptr.
   Action action = Action::kSkip;
-  uint8_t wire_type = 0;      // Expected wire type (WireType); packable fields take 2 too.
+  // Expected wire type (WireType; packable fields take 2 too); kNoField for a number the type
+  // does not declare, which no wire type matches.
+  uint8_t wire_type = kNoField;
   bool packable = false;      // Repeated scalar: also accepts a packed record.
-  // Set when the field needs none of the checks below: the decoder's inline path takes it.
+  // Set when the field is in no oneof, not required and not a recursive message: the decoder's
+  // inline path takes it.
   bool plain = false;
   bool closed_enum = false;   // A closed enum: an unknown value leaves the field as it was.
   int16_t child = -1;         // Index into children, or -1: not selected.
