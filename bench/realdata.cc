@@ -40,7 +40,8 @@ int main(int argc, char** argv) {
     } else if (absl::ConsumePrefix(&a, "--reps=") && absl::SimpleAtoi(a, &options.reps) &&
                options.reps > 0) {
     } else {
-      std::fprintf(stderr, "usage: realdata [--csv] [--data=DIR] [--reps=N] [--mode=M] [--pprof]\n");
+      std::fprintf(stderr,
+                   "usage: realdata [--csv] [--data=DIR] [--reps=N] [--mode=M] [--pprof]\n");
       return 2;
     }
   }

@@ -212,8 +212,9 @@ absl::StatusOr<std::vector<Candidate>> ColumnarCandidates(const Corpus& corpus,
   absl::StatusOr<ColumnsChecksum> first;
   for (ColumnarWay& way : ways) {
     const absl::StatusOr<ColumnsChecksum> c = way.run(*messages, true);
-    if (!c.ok()) return absl::InternalError(absl::StrCat(corpus.name, " columns, ", way.name, ": ",
-                                                         c.status().message()));
+    if (!c.ok())
+      return absl::InternalError(
+          absl::StrCat(corpus.name, " columns, ", way.name, ": ", c.status().message()));
     if (out.empty()) first = c;
     if (!(*c == *first)) {
       return absl::InternalError(absl::StrCat(corpus.name, " columns: ", way.name,
@@ -224,9 +225,9 @@ absl::StatusOr<std::vector<Candidate>> ColumnarCandidates(const Corpus& corpus,
         {way.name, "columns", [messages, run]() { return run(*messages, false)->values; }});
   }
   if (!ways.empty()) {
-    result->notes.push_back(absl::StrFormat(
-        "%s columns: %llu values, equal checksums for every way", corpus.name,
-        static_cast<unsigned long long>(first->values)));
+    result->notes.push_back(
+        absl::StrFormat("%s columns: %llu values, equal checksums for every way", corpus.name,
+                        static_cast<unsigned long long>(first->values)));
   }
   return out;
 }
@@ -277,8 +278,8 @@ absl::StatusOr<RealDataResult> RunRealData(const RealDataOptions& options) {
   if (!s.ok()) return s;
   absl::StatusOr<Corpus> mvt = LoadMvt(options.data_dir);
   if (!mvt.ok()) return mvt.status();
-  s = RunCorpus<vector_tile::Tile>(*mvt, {&ReadTileProtozero, PbaccelTileViews()}, options,
-                                   &result, TileColumnarWays());
+  s = RunCorpus<vector_tile::Tile>(*mvt, {&ReadTileProtozero, PbaccelTileViews()}, options, &result,
+                                   TileColumnarWays());
   if (!s.ok()) return s;
   if (options.pprof) {
     absl::StatusOr<Corpus> pprof = LoadPprof(options.data_dir);
@@ -301,15 +302,15 @@ std::string RealDataCsv(const RealDataResult& result) {
 
 std::string RealDataTable(const RealDataResult& result) {
   std::string out;
-  absl::StrAppendFormat(&out, "%-6s %-18s %-7s %10s %12s %12s\n", "corpus", "impl", "mode",
-                        "MB/s", "records/s", "vs baseline");
+  absl::StrAppendFormat(&out, "%-6s %-18s %-7s %10s %12s %12s\n", "corpus", "impl", "mode", "MB/s",
+                        "records/s", "vs baseline");
   for (const RealDataRow& r : result.rows) {
     const char* baseline = r.mode == "view"      ? "protozero"
                            : r.mode == "columns" ? "protobuf+copy"
                                                  : "protobuf";
     const double base = Speed(result, r.corpus, baseline, r.mode);
-    const double records_per_s = r.mb_per_s * 1e6 * static_cast<double>(r.messages) /
-                                 static_cast<double>(r.bytes);
+    const double records_per_s =
+        r.mb_per_s * 1e6 * static_cast<double>(r.messages) / static_cast<double>(r.bytes);
     absl::StrAppendFormat(&out, "%-6s %-18s %-7s %10.1f %12.0f %11.2fx\n", r.corpus,
                           r.implementation, r.mode, r.mb_per_s, records_per_s,
                           base > 0 ? r.mb_per_s / base : 0);

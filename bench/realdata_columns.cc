@@ -87,13 +87,17 @@ void AddArrow(const ArrowSchema& s, const ArrowArray& a, ColumnsChecksum* c) {
     return;
   }
   const auto* validity = static_cast<const uint8_t*>(a.buffers[0]);
-  const auto valid = [&](int64_t i) { return validity == nullptr || ((validity[i >> 3] >> (i & 7)) & 1); };
+  const auto valid = [&](int64_t i) {
+    return validity == nullptr || ((validity[i >> 3] >> (i & 7)) & 1);
+  };
   for (int64_t i = 0; i < a.length; ++i) {
     if (!valid(i)) continue;
     ++c->values;
     const char* values = static_cast<const char*>(a.buffers[1]);
     switch (format[0]) {
-      case 'i': c->sum += static_cast<uint64_t>(int64_t{reinterpret_cast<const int32_t*>(values)[i]}); break;
+      case 'i':
+        c->sum += static_cast<uint64_t>(int64_t{reinterpret_cast<const int32_t*>(values)[i]});
+        break;
       case 'I': c->sum += reinterpret_cast<const uint32_t*>(values)[i]; break;
       case 'l': c->sum += static_cast<uint64_t>(reinterpret_cast<const int64_t*>(values)[i]); break;
       case 'L': c->sum += reinterpret_cast<const uint64_t*>(values)[i]; break;
@@ -120,8 +124,9 @@ struct Exported {
 ColumnarWay PbaccelWay(const google::protobuf::Descriptor* type, std::vector<std::string> fields) {
   ColumnarOptions options;
   options.fields = std::move(fields);
-  return {"pbaccel", [type, options](const std::vector<std::string>& records,
-                                     bool checksum) -> absl::StatusOr<ColumnsChecksum> {
+  return {"pbaccel",
+          [type, options](const std::vector<std::string>& records,
+                          bool checksum) -> absl::StatusOr<ColumnsChecksum> {
             const std::vector<absl::string_view> views(records.begin(), records.end());
             Exported out;
             absl::Status s = DecodeToArrow(type, views, options, &out.schema, &out.array);
@@ -428,9 +433,9 @@ template <typename Message, typename Columns>
 ColumnarWay UpstreamWay(void (*copy)(const Message&, Columns*)) {
   auto message = std::make_shared<Message>();
   auto columns = std::make_shared<Columns>();
-  return {"protobuf+copy", [message, columns, copy](const std::vector<std::string>& records,
-                                                     bool checksum)
-              -> absl::StatusOr<ColumnsChecksum> {
+  return {"protobuf+copy",
+          [message, columns, copy](const std::vector<std::string>& records,
+                                   bool checksum) -> absl::StatusOr<ColumnsChecksum> {
             columns->Clear();
             for (const std::string& r : records) {
               if (!message->ParseFromString(r)) return absl::InvalidArgumentError("parse failed");
@@ -443,8 +448,9 @@ ColumnarWay UpstreamWay(void (*copy)(const Message&, Columns*)) {
 template <typename Columns>
 ColumnarWay ProtozeroWay(void (*read)(absl::string_view, Columns*)) {
   auto columns = std::make_shared<Columns>();
-  return {"protozero", [columns, read](const std::vector<std::string>& records,
-                                        bool checksum) -> absl::StatusOr<ColumnsChecksum> {
+  return {"protozero",
+          [columns, read](const std::vector<std::string>& records,
+                          bool checksum) -> absl::StatusOr<ColumnsChecksum> {
             columns->Clear();
             try {
               for (const std::string& r : records) read(r, columns.get());

@@ -40,6 +40,7 @@ absl::Status DecodeToArrow(const google::protobuf::Descriptor* type,
     if (report != nullptr) report->bad_records.push_back({r, std::move(error)});
   }
   internal::columnar::RecordSizeHints(root, input_bytes);
+  internal::columnar::PrefixSumDeltaColumns(root);
   return internal::columnar::ExportRecordBatch(root, records.size(), schema, batch);
 }
 

@@ -424,7 +424,8 @@ void ApplySizeHints(Column& root, size_t input_bytes) {
     int index = 0;
     for (Buffer* b : {&c.values, &c.validity_bytes, &c.list_offsets, &c.data}) {
       const double ratio = SizeHint(key, index++);
-      if (ratio > 0) b->ReserveTotal(static_cast<size_t>(ratio * static_cast<double>(input_bytes)) + 64);
+      if (ratio > 0)
+        b->ReserveTotal(static_cast<size_t>(ratio * static_cast<double>(input_bytes)) + 64);
     }
   };
   std::vector<Column*> stack = {&root};
@@ -451,6 +452,53 @@ void RecordSizeHints(const Column& root, size_t input_bytes) {
   }
 }
 
+namespace {
+
+// The column a dotted path names under `root`, or nullptr.
+Column* FindColumn(Column& root, absl::string_view path) {
+  Column* c = &root;
+  for (absl::string_view name : absl::StrSplit(path, '.')) {
+    Column* next = nullptr;
+    for (auto& child : c->children) {
+      if (child->name == name) next = child.get();
+    }
+    if (next == nullptr) return nullptr;
+    c = next;
+  }
+  return c;
+}
+
+template <typename T>
+void PrefixSums(Column& c) {
+  T* values = c.values.data<T>();
+  const int32_t* offsets = c.list_offsets.data<int32_t>();
+  const size_t rows = c.list_offsets.size<int32_t>() - 1;
+  for (size_t r = 0; r < rows; ++r) {
+    T sum = 0;
+    for (int32_t i = offsets[r]; i < offsets[r + 1]; ++i) {
+      sum = static_cast<T>(sum + values[i]);  // Wrapping: in the unsigned type below.
+      values[i] = sum;
+    }
+  }
+}
+
+void PrefixSumColumn(Column& c) {
+  switch (c.type) {
+    case ValueType::kInt32:
+    case ValueType::kUInt32: PrefixSums<uint32_t>(c); break;
+    default: PrefixSums<uint64_t>(c); break;
+  }
+}
+
+}  // namespace
+
+void PrefixSumDeltaColumns(Column& root) {
+  for (auto& child : root.children) {
+    if (child->delta) PrefixSumColumn(*child);
+    PrefixSumDeltaColumns(*child);
+  }
+}
+
 absl::StatusOr<std::unique_ptr<Column>> BuildColumns(const Descriptor* type,
                                                      const ColumnarOptions& options) {
   Selection selection;
@@ -465,6 +513,18 @@ absl::StatusOr<std::unique_ptr<Column>> BuildColumns(const Descriptor* type,
   Builder builder(options.on_bad_record == ColumnarOptions::OnBadRecord::kNull);
   absl::Status status = builder.BuildStruct(root.get(), type, selection, true);
   if (!status.ok()) return status;
+  for (const std::string& path : options.delta_fields) {
+    Column* c = FindColumn(*root, path);
+    const bool integer =
+        c != nullptr && (c->type == ValueType::kInt32 || c->type == ValueType::kUInt32 ||
+                         c->type == ValueType::kInt64 || c->type == ValueType::kUInt64);
+    if (!integer || !c->repeated || c->type == ValueType::kMap) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("columnar delta_fields: \"", path,
+                       "\" is not a selected repeated integer field of ", type->full_name()));
+    }
+    c->delta = true;
+  }
   return root;
 }
 

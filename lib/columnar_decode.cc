@@ -12,8 +12,8 @@
 #include "google/protobuf/message.h"
 #include "pbaccel/field_reader.h"
 #include "pbaccel/generated_parser.h"
-#include "pbaccel/internal/message_plan.h"
 #include "pbaccel/internal/kernel_registry.h"
+#include "pbaccel/internal/message_plan.h"
 #include "pbaccel/internal/protobuf_compat.h"
 #include "pbaccel/internal/size_policy.h"
 #include "pbaccel/internal/upstream_merge.h"
@@ -152,9 +152,8 @@ bool RecordDecoder::DecodeFields(Column& s, size_t e, const char* p, const char*
                             !(slot->packable && f.wire_type == WireType::kLengthDelimited)))) {
       // Unknown to the type, or of another wire type than the field's: an unknown field.
       if (f.wire_type == WireType::kStartGroup) {
-        const absl::StatusOr<size_t> body =
-            SkipField(absl::string_view(next, static_cast<size_t>(end - next)),
-                      (f.number << 3) | 3, depth);
+        const absl::StatusOr<size_t> body = SkipField(
+            absl::string_view(next, static_cast<size_t>(end - next)), (f.number << 3) | 3, depth);
         if (!body.ok()) return FailAt(f.tag, "malformed group", s, f.number);
         next += *body;
       }
@@ -186,8 +185,8 @@ bool RecordDecoder::DecodeFields(Column& s, size_t e, const char* p, const char*
                 TakesTinyDecoder(n, record_end_ - f.payload)) {
               void* out = c.values.Reserve(kTinyPayloadBytes * 8);
               const auto* begin = reinterpret_cast<const uint8_t*>(f.payload);
-              const int count = kernel_->TinyDecoder(c.format)(begin, begin + n, out,
-                                                               kTinyPayloadBytes);
+              const int count =
+                  kernel_->TinyDecoder(c.format)(begin, begin + n, out, kTinyPayloadBytes);
               if (ABSL_PREDICT_TRUE(count >= 0)) {
                 c.values.Commit(static_cast<size_t>(count) << c.value_shift);
                 p = next;

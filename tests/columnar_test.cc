@@ -19,6 +19,7 @@
 #include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
 #include "pbaccel/columnar.h"
+#include "pbaccel/internal/columnar_memory.h"
 #include "pbaccel/internal/kernel_registry.h"
 #include "pbaccel/testing/columnar_check.h"
 #include "pbaccel/testing/every_kernel.h"
@@ -65,6 +66,8 @@ PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(ColumnarTest);
 
 std::string DataDir() { return corpora::DefaultDataDir(); }
 
+std::string Serialize(const Message& m) { return m.SerializePartialAsString(); }
+
 TEST_P(ColumnarTest, OsmBlocks) {
   const absl::StatusOr<corpora::Corpus> osm = corpora::LoadOsm(DataDir());
   ASSERT_TRUE(osm.ok()) << osm.status();
@@ -88,6 +91,55 @@ TEST_P(ColumnarTest, VectorTiles) {
   EXPECT_EQ(CompareColumnsWithUpstream(
                 type, records, Select({"layers.features.geometry", "layers.name", "layers.keys"})),
             "");
+}
+
+// delta_fields: OSM's delta-coded ids and refs as their running sums, list by list.
+TEST_P(ColumnarTest, DeltaFieldsAsRunningSums) {
+  const absl::StatusOr<corpora::Corpus> osm = corpora::LoadOsm(DataDir());
+  ASSERT_TRUE(osm.ok()) << osm.status();
+  const auto records = Views(osm->messages);
+  ColumnarOptions options = Select({"primitivegroup.dense.id", "primitivegroup.ways.refs"});
+  options.delta_fields = {"primitivegroup.dense.id", "primitivegroup.ways.refs"};
+  Batch out;
+  ASSERT_TRUE(
+      DecodeToArrow(OSMPBF::PrimitiveBlock::descriptor(), records, options, &out.schema, &out.array)
+          .ok());
+  // primitivegroup: list<struct<dense: struct<id: list<int64>>, ways: list<struct<refs: ...>>>>
+  const ArrowArray& groups = *out.array.children[0]->children[0];
+  const ArrowArray& ids = *groups.children[0]->children[0];
+  const ArrowArray& ways = *groups.children[1]->children[0];
+  const ArrowArray& refs = *ways.children[0];
+  const auto* id_offsets = static_cast<const int32_t*>(ids.buffers[1]);
+  const auto* id_values = static_cast<const int64_t*>(ids.children[0]->buffers[1]);
+  const auto* ref_offsets = static_cast<const int32_t*>(refs.buffers[1]);
+  const auto* ref_values = static_cast<const int64_t*>(refs.children[0]->buffers[1]);
+  int64_t group = 0, way = 0;
+  for (const std::string& bytes : osm->messages) {
+    OSMPBF::PrimitiveBlock block;
+    ASSERT_TRUE(block.ParseFromString(bytes));
+    for (const OSMPBF::PrimitiveGroup& g : block.primitivegroup()) {
+      int64_t sum = 0;
+      ASSERT_EQ(id_offsets[group + 1] - id_offsets[group], g.dense().id_size());
+      for (int i = 0; i < g.dense().id_size(); ++i) {
+        sum += g.dense().id(i);
+        ASSERT_EQ(id_values[id_offsets[group] + i], sum);
+      }
+      for (const OSMPBF::Way& w : g.ways()) {
+        int64_t ref = 0;
+        ASSERT_EQ(ref_offsets[way + 1] - ref_offsets[way], w.refs_size());
+        for (int i = 0; i < w.refs_size(); ++i) {
+          ref += w.refs(i);
+          ASSERT_EQ(ref_values[ref_offsets[way] + i], ref);
+        }
+        ++way;
+      }
+      ++group;
+    }
+  }
+  options.delta_fields = {"primitivegroup.ways"};  // Not a list of integers.
+  Batch bad;
+  EXPECT_TRUE(absl::IsInvalidArgument(DecodeToArrow(OSMPBF::PrimitiveBlock::descriptor(), records,
+                                                    options, &bad.schema, &bad.array)));
 }
 
 // A proto3 schema no part of the columnar code was written against.
@@ -138,8 +190,6 @@ TEST_P(ColumnarTest, RandomMessagesAndMutations) {
     ASSERT_EQ(CompareColumnsWithUpstream(*type, Views(mutated), null_bad), "");
   }
 }
-
-std::string Serialize(const Message& m) { return m.SerializePartialAsString(); }
 
 // Occurrences of one record's fields that upstream merges, replaces or drops.
 TEST_P(ColumnarTest, MergesAsUpstream) {
@@ -240,6 +290,28 @@ TEST_P(ColumnarTest, ErrorNamesRecordFieldAndOffset) {
   EXPECT_EQ(report.bad_records[0].error, status);
   EXPECT_EQ(out.array.length, 3);
   EXPECT_EQ(out.array.children[0]->null_count, 1);
+}
+
+// A released batch's buffers go to the cache (columnar_memory.h), and the next batch takes them.
+TEST(ColumnarMemoryTest, ReleasedBuffersAreReused) {
+  std::vector<std::string> records;
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 50; ++i) {
+    bench::Batch m;
+    testing::FillRandom(&m, rng, testing::RandomMessageOptions());
+    records.push_back(Serialize(m));
+  }
+  size_t cached = 0;
+  for (int round = 0; round < 2; ++round) {
+    Batch out;
+    ASSERT_TRUE(DecodeToArrow(bench::Batch::descriptor(), Views(records), ColumnarOptions(),
+                              &out.schema, &out.array)
+                    .ok());
+    if (round == 1) EXPECT_LT(internal::columnar::CachedBytesForTesting(), cached);
+    out.array.release(&out.array);
+    cached = internal::columnar::CachedBytesForTesting();
+    EXPECT_GT(cached, 0u);
+  }
 }
 
 TEST(ColumnarSchemaTest, SelectionErrors) {

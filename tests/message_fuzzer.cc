@@ -9,9 +9,11 @@
 // it; the test types 0, 1 and 3 also as their LITE_RUNTIME twins, test2lite/test3lite, whose only
 // pbaccel parser is the generated one, compared by re-serialization), or (4) a packed varint
 // payload (decoded by every kernel in every format, both modes and three output capacities,
-// compared with the scalar reference: same status, offset, count and values). Any difference
-// aborts. tools/make_fuzz_seeds.py writes the seeds (tests/fuzz_corpus), among them excerpts of the
-// vendored real data.
+// compared with the scalar reference: same status, offset, count and values). Every message is
+// also decoded into Arrow columns (pbaccel::DecodeToArrow) under every supported kernel, as a batch
+// of itself and an empty record, failing the batch and with bad records made null, and checked
+// against upstream (testing/columnar_check.h). Any difference aborts. tools/make_fuzz_seeds.py
+// writes the seeds (tests/fuzz_corpus), among them excerpts of the vendored real data.
 //
 //   ./bazelw build --config=fuzz //tests:message_fuzzer
 //   bazel-bin/tests/message_fuzzer -max_total_time=60 /tmp/corpus tests/fuzz_corpus
@@ -24,9 +26,11 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "google/protobuf/message.h"
 #include "pbaccel/internal/kernel_registry.h"
 #include "pbaccel/kernels.h"
+#include "pbaccel/testing/columnar_check.h"
 #include "pbaccel/testing/differential.h"
 #include "proto/message_workloads.pb.h"
 #include "proto/osmformat.pb.h"
@@ -78,6 +82,22 @@ void CheckKernels(const uint8_t* data, size_t size) {
   }
 }
 
+// DecodeToArrow against upstream on `bytes` (then an empty record, which some types reject:
+// required fields) under every supported kernel, both ways of handling a bad record.
+std::string CheckColumns(absl::string_view bytes, const google::protobuf::Message& prototype) {
+  const absl::string_view records[] = {bytes, absl::string_view()};
+  pbaccel::ColumnarOptions null_bad;
+  null_bad.on_bad_record = pbaccel::ColumnarOptions::OnBadRecord::kNull;
+  for (absl::string_view kernel : pbaccel::SupportedKernels()) {
+    pbaccel::ScopedKernelOverride force(kernel);
+    for (const pbaccel::ColumnarOptions& options : {pbaccel::ColumnarOptions(), null_bad}) {
+      std::string diff = pbaccel::testing::CompareColumnsWithUpstream(prototype, records, options);
+      if (!diff.empty()) return absl::StrCat("columns, kernel ", kernel, ": ", diff);
+    }
+  }
+  return "";
+}
+
 struct LiteTwin {
   const google::protobuf::MessageLite* prototype;
   pbaccel::gen::MergeFn merge;
@@ -121,6 +141,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     diff = pbaccel::testing::CompareLiteWithUpstream(bytes, *kLiteTwins[selector].prototype,
                                                      kLiteTwins[selector].merge);
   }
+  if (diff.empty()) diff = CheckColumns(bytes, *kTypes[selector]);
   if (!diff.empty()) {
     std::fprintf(stderr, "%s\n", diff.c_str());
     std::abort();

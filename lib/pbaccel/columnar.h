@@ -26,7 +26,8 @@
 //   * A message field whose type is already being expanded above it (a recursive schema) is a
 //     binary column of its serialized bytes, every occurrence concatenated (which parses to
 //     upstream's merged value); repeated, list<binary>. Select a path through it to expand it.
-//   * Delta-coded fields (OSM's ids, coordinates, refs) are left as stored: the gaps.
+//   * Delta-coded fields (OSM's ids, coordinates, refs) are left as stored, the gaps, unless named
+//     in ColumnarOptions::delta_fields: then each list holds the running sums of its gaps.
 // Semantics are upstream's parser's (ParseFromString): the last occurrence of a singular scalar
 // wins; occurrences of a singular message merge; a oneof holds its last member (a message member
 // set again after another one starts afresh); a later map entry replaces one with the same key; a
@@ -74,6 +75,12 @@ struct ColumnarOptions {
   // through repeated ones too), each path's last field whole. Empty: every field of the type.
   // Paths sharing a prefix share its struct; a field named twice is one column.
   std::vector<std::string> fields;
+
+  // Repeated integer fields (paths as in `fields`, each among the selected columns) whose values
+  // are delta-coded: each list's values become their running sums (wrapping, in the column's
+  // type), starting from 0 in every list (OSM's DenseNodes.id, lat, lon and Way.refs). Not
+  // upstream's semantics: the values upstream's parse holds are the gaps.
+  std::vector<std::string> delta_fields;
 
   enum class OnBadRecord {
     kFailBatch,  // The first bad record fails the call (the default).

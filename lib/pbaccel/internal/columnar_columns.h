@@ -15,9 +15,9 @@
 // bytes they hold, in this column and below it: it undoes a record (OnBadRecord::kNull) or a
 // oneof's other member (a message member set again after another starts afresh).
 //
-// Buffers grow geometrically (power-of-two blocks, columnar_memory.h) and are handed to the exported ArrowArray as they are
-// (columnar_export.h), so their layout is Arrow's: values and offsets in place; validity and
-// bools one byte per row, packed to bits on export.
+// Buffers grow geometrically (power-of-two blocks, columnar_memory.h) and are handed to the
+// exported ArrowArray as they are (columnar_export.h), so their layout is Arrow's: values and
+// offsets in place; validity and bools one byte per row, packed to bits on export.
 
 #ifndef PBACCEL_INTERNAL_COLUMNAR_COLUMNS_H_
 #define PBACCEL_INTERNAL_COLUMNAR_COLUMNS_H_
@@ -159,7 +159,7 @@ struct FieldSlot {
   // Expected wire type (WireType; packable fields take 2 too); kNoField for a number the type
   // does not declare, which no wire type matches.
   uint8_t wire_type = kNoField;
-  bool packable = false;      // Repeated scalar: also accepts a packed record.
+  bool packable = false;  // Repeated scalar: also accepts a packed record.
   // Set when the field is in no oneof, not required and not a recursive message: the decoder's
   // inline path takes it.
   bool plain = false;
@@ -186,15 +186,16 @@ struct Column {
   VarintFormat format = VarintFormat::kUInt64;  // Packed varints' kernel format.
   uint8_t value_bytes = 0;                      // Size of one scalar value in `values`.
   uint8_t value_shift = 0;                      // log2(value_bytes).
-  bool repeated = false;  // list<...> (or map): row i's elements are list_offsets[i, i+1).
-  bool validity = false;  // A validity byte per row (presence, or OnBadRecord::kNull).
+  bool repeated = false;     // list<...> (or map): row i's elements are list_offsets[i, i+1).
+  bool validity = false;     // A validity byte per row (presence, or OnBadRecord::kNull).
   uint8_t opened_valid = 1;  // The validity byte a row opens with: 0 for presence (absent).
-  bool nullable = false;  // The schema's flag.
+  bool nullable = false;     // The schema's flag.
   bool required = false;
   bool closed_enum = false;
   bool check_utf8 = false;
   bool group = false;       // Encoded as a group (start/end tags) instead of length-delimited.
   bool serialized = false;  // A recursive message kept as its bytes (binary).
+  bool delta = false;       // ColumnarOptions::delta_fields: lists become running sums.
   // Whether closing a struct row checks required fields: its own, or a singular submessage's.
   bool checks_required = false;
   int required_count = 0;
@@ -210,7 +211,7 @@ struct Column {
 
   // --- Cold ---
   std::string name;  // The proto field's name ("" for records).
-  const google::protobuf::FieldDescriptor* field = nullptr;  // nullptr for the record itself.
+  const google::protobuf::FieldDescriptor* field = nullptr;    // nullptr for the record itself.
   const google::protobuf::Descriptor* message_type = nullptr;  // kStruct, kMap and serialized.
   absl::flat_hash_map<uint32_t, FieldSlot> sparse_slots;
   std::vector<std::vector<int>> oneof_children;  // Per oneof: its selected members' indexes.
@@ -248,6 +249,9 @@ struct Column {
 // or kInvalidArgument for a selection that names no field or goes through a non-message one.
 absl::StatusOr<std::unique_ptr<Column>> BuildColumns(const google::protobuf::Descriptor* type,
                                                      const ColumnarOptions& options);
+
+// Replaces the values of each list of every `delta` column with their running sums.
+void PrefixSumDeltaColumns(Column& root);
 
 // Starts every buffer of the tree at the size its size hint (columnar_memory.h) expects for
 // `input_bytes` of records; after the batch, records the sizes they reached.

@@ -58,7 +58,7 @@ class RecordDecoder {
 
   const char* record_begin_ = nullptr;
   const char* record_end_ = nullptr;
-  const KernelDescriptor* kernel_ = nullptr;  // The active kernel, fetched once per record.
+  const KernelDescriptor* kernel_ = nullptr;     // The active kernel, fetched once per record.
   const int budget_ = DefaultRecursionBudget();  // Upstream's nesting limit.
   std::string error_;
   // Map entries dropped on the record's second pass: each replaced by a later one with its key.
