@@ -307,7 +307,9 @@ TEST(ColumnarMemoryTest, ReleasedBuffersAreReused) {
     ASSERT_TRUE(DecodeToArrow(bench::Batch::descriptor(), Views(records), ColumnarOptions(),
                               &out.schema, &out.array)
                     .ok());
-    if (round == 1) EXPECT_LT(internal::columnar::CachedBytesForTesting(), cached);
+    if (round == 1) {
+      EXPECT_LT(internal::columnar::CachedBytesForTesting(), cached);
+    }
     out.array.release(&out.array);
     cached = internal::columnar::CachedBytesForTesting();
     EXPECT_GT(cached, 0u);

@@ -12,6 +12,7 @@
 
 #include "pbaccel/internal/requires_cxx17.h"
 
+#include "pbaccel/columnar.h"        // IWYU pragma: export
 #include "pbaccel/cpu_features.h"    // IWYU pragma: export
 #include "pbaccel/field_reader.h"    // IWYU pragma: export
 #include "pbaccel/kernels.h"         // IWYU pragma: export
