@@ -130,8 +130,8 @@ bool RecordDecoder::Decode(Column& root, size_t r, absl::string_view record) {
 
 bool RecordDecoder::DecodeFields(Column& s, size_t e, const char* p, const char* end,
                                  uint32_t group, int depth, const char** after) {
+  WireField f;  // Out of the loop: ReadField sets what each field uses, no zeroing per field.
   while (p < end) {
-    WireField f;
     WireError error = WireError::kNone;
     const char* next = ReadField(p, end, &f, &error);
     if (ABSL_PREDICT_FALSE(next == nullptr)) {
