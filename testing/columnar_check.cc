@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -123,30 +124,49 @@ class Comparer {
     if (f->is_map()) {
       if (std::string(s.format) != "+m") return Fail(path, absl::StrCat("format ", s.format));
       if (!IsValid(a, row)) return Fail(path, "null map");
-      const ArrowArray& entries = *a.children[0];
+      const ArrowArray& entries_array = *a.children[0];
       const ArrowSchema& entry_schema = *s.children[0];
       const int32_t from = OffsetAt(a, row), to = OffsetAt(a, row + 1);
-      const int size = r.FieldSize(m, f);
+      const FieldDescriptor* key = f->message_type()->map_key();
+      const FieldDescriptor* value = f->message_type()->map_value();
+      // Upstream's map: one entry per key, the last. (A DynamicMessage's reflection can still show
+      // every entry parsed, in order.)
+      std::vector<int> entries;
+      {
+        absl::flat_hash_map<std::string, size_t> by_key;
+        for (int k = 0; k < r.FieldSize(m, f); ++k) {
+          const Message& entry = r.GetRepeatedMessage(m, f, k);
+          const Value v(entry, key, -1);
+          const std::string id =
+              key->type() == FieldDescriptor::TYPE_STRING ? v.String() : absl::StrCat(v.Int());
+          auto [it, inserted] = by_key.try_emplace(id, entries.size());
+          if (inserted) {
+            entries.push_back(k);
+          } else {
+            entries[it->second] = k;
+          }
+        }
+      }
+      const int size = static_cast<int>(entries.size());
       if (to - from != size) {
         return Fail(path, absl::StrCat(to - from, " entries, upstream has ", size));
       }
-      const FieldDescriptor* key = f->message_type()->map_key();
-      const FieldDescriptor* value = f->message_type()->map_value();
       std::vector<bool> used(static_cast<size_t>(size));
       for (int32_t j = from; j < to; ++j) {
         bool found = false;
         for (int k = 0; k < size && !found; ++k) {
-          const Message& entry = r.GetRepeatedMessage(m, f, k);
+          const Message& entry = r.GetRepeatedMessage(m, f, entries[static_cast<size_t>(k)]);
           Comparer probe;
           if (used[static_cast<size_t>(k)] ||
-              !probe.Element(*entry_schema.children[0], *entries.children[0], j,
+              !probe.Element(*entry_schema.children[0], *entries_array.children[0], j,
                              Value(entry, key, -1), key, path)) {
             continue;
           }
           used[static_cast<size_t>(k)] = true;
           found = true;
-          if (!Element(*entry_schema.children[1], *entries.children[1], j, Value(entry, value, -1),
-                       value, absl::StrCat(path, "[entry ", j - from, "]"))) {
+          if (!Element(*entry_schema.children[1], *entries_array.children[1], j,
+                       Value(entry, value, -1), value,
+                       absl::StrCat(path, "[entry ", j - from, "]"))) {
             return false;
           }
         }

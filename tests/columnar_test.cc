@@ -17,6 +17,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "google/protobuf/descriptor.pb.h"
+#include "google/protobuf/dynamic_message.h"
 #include "gtest/gtest.h"
 #include "pbaccel/columnar.h"
 #include "pbaccel/internal/columnar_memory.h"
@@ -188,6 +190,40 @@ TEST_P(ColumnarTest, RandomMessagesAndMutations) {
     ColumnarOptions null_bad;
     null_bad.on_bad_record = ColumnarOptions::OnBadRecord::kNull;
     ASSERT_EQ(CompareColumnsWithUpstream(*type, Views(mutated), null_bad), "");
+  }
+}
+
+// Types from a FileDescriptorSet (a pool of their own, DynamicMessage prototypes), as Python and
+// Spark users have them: the same columns, the same accepted and rejected records.
+TEST_P(ColumnarTest, TypesFromADescriptorPool) {
+  google::protobuf::DescriptorPool pool;
+  for (const google::protobuf::FileDescriptor* file :
+       {test2::Everything::descriptor()->file(), vector_tile::Tile::descriptor()->file()}) {
+    google::protobuf::FileDescriptorProto proto;
+    file->CopyTo(&proto);
+    ASSERT_NE(pool.BuildFile(proto), nullptr) << proto.name();
+  }
+  google::protobuf::DynamicMessageFactory factory(&pool);
+  std::mt19937_64 rng(11);
+  for (const char* name : {"pbaccel.test2.Everything", "pbaccel.test2.Recursive",
+                           "pbaccel.test2.Maps2", "vector_tile.Tile"}) {
+    SCOPED_TRACE(name);
+    const google::protobuf::Descriptor* type = pool.FindMessageTypeByName(name);
+    ASSERT_NE(type, nullptr);
+    const Message& prototype = *factory.GetPrototype(type);
+    std::vector<std::string> records;
+    for (int i = 0; i < 20; ++i) {
+      std::unique_ptr<Message> m(prototype.New());
+      testing::RandomMessageOptions options;
+      options.max_repeated = 20;
+      testing::FillRandom(m.get(), rng, options);
+      records.push_back(testing::EncodeInterleaved(*m, rng));
+      for (std::string& bad : testing::Mutate(records.back(), rng, 2)) {
+        const absl::string_view one[] = {bad};
+        ASSERT_EQ(CompareColumnsWithUpstream(prototype, one), "");
+      }
+    }
+    ASSERT_EQ(CompareColumnsWithUpstream(prototype, Views(records)), "");
   }
 }
 
