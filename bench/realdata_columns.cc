@@ -112,15 +112,6 @@ void AddArrow(const ArrowSchema& s, const ArrowArray& a, ColumnsChecksum* c) {
   }
 }
 
-struct Exported {
-  ArrowSchema schema{};
-  ArrowArray array{};
-  ~Exported() {
-    if (schema.release != nullptr) schema.release(&schema);
-    if (array.release != nullptr) array.release(&array);
-  }
-};
-
 ColumnarWay PbaccelWay(const google::protobuf::Descriptor* type, std::vector<std::string> fields) {
   ColumnarOptions options;
   options.fields = std::move(fields);
@@ -128,7 +119,7 @@ ColumnarWay PbaccelWay(const google::protobuf::Descriptor* type, std::vector<std
           [type, options](const std::vector<std::string>& records,
                           bool checksum) -> absl::StatusOr<ColumnsChecksum> {
             const std::vector<absl::string_view> views(records.begin(), records.end());
-            Exported out;
+            ArrowRecordBatch out;
             absl::Status s = DecodeToArrow(type, views, options, &out.schema, &out.array);
             if (!s.ok()) return s;
             ColumnsChecksum c;

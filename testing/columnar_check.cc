@@ -316,15 +316,6 @@ std::string Layout(const ArrowSchema& s, const ArrowArray& a, const std::string&
   return "";
 }
 
-struct Released {
-  ArrowSchema schema{};
-  ArrowArray batch{};
-  ~Released() {
-    if (schema.release != nullptr) schema.release(&schema);
-    if (batch.release != nullptr) batch.release(&batch);
-  }
-};
-
 }  // namespace
 
 std::string CompareRow(const ArrowSchema& schema, const ArrowArray& batch, int64_t row,
@@ -351,10 +342,10 @@ std::string CompareColumnsWithUpstream(const google::protobuf::Message& prototyp
       if (first_rejected < 0) first_rejected = static_cast<int64_t>(i);
     }
   }
-  Released out;
+  ArrowRecordBatch out;
   ColumnarReport report;
   const absl::Status status =
-      DecodeToArrow(prototype.GetDescriptor(), records, options, &out.schema, &out.batch, &report);
+      DecodeToArrow(prototype.GetDescriptor(), records, options, &out.schema, &out.array, &report);
   const bool null_mode = options.on_bad_record == ColumnarOptions::OnBadRecord::kNull;
   if (!null_mode && first_rejected >= 0) {
     if (status.ok()) return absl::StrCat("accepted; upstream rejects record ", first_rejected);
@@ -363,13 +354,13 @@ std::string CompareColumnsWithUpstream(const google::protobuf::Message& prototyp
       return absl::StrCat("the error does not name record ", first_rejected, ": ",
                           status.message());
     }
-    if (out.batch.release != nullptr) return "an error, yet a batch was exported";
+    if (out.array.release != nullptr) return "an error, yet a batch was exported";
     return "";
   }
   if (!status.ok()) return absl::StrCat("rejected; upstream accepts: ", status.message());
-  std::string layout = CheckArrowLayout(out.schema, out.batch);
+  std::string layout = CheckArrowLayout(out.schema, out.array);
   if (!layout.empty()) return layout;
-  if (out.batch.length != static_cast<int64_t>(records.size())) return "batch length";
+  if (out.array.length != static_cast<int64_t>(records.size())) return "batch length";
   size_t reported = 0;
   for (size_t i = 0; i < records.size(); ++i) {
     if (upstream[i] == nullptr) {  // Null mode: a null row, reported.
@@ -377,15 +368,15 @@ std::string CompareColumnsWithUpstream(const google::protobuf::Message& prototyp
         return absl::StrCat("record ", i, ", rejected upstream, is not reported");
       }
       ++reported;
-      for (int64_t k = 0; k < out.batch.n_children; ++k) {
-        if (IsValid(*out.batch.children[k], static_cast<int64_t>(i))) {
+      for (int64_t k = 0; k < out.array.n_children; ++k) {
+        if (IsValid(*out.array.children[k], static_cast<int64_t>(i))) {
           return absl::StrCat("record ", i, ", rejected upstream, is not null in ",
                               out.schema.children[k]->name);
         }
       }
       continue;
     }
-    std::string diff = CompareRow(out.schema, out.batch, static_cast<int64_t>(i), *upstream[i]);
+    std::string diff = CompareRow(out.schema, out.array, static_cast<int64_t>(i), *upstream[i]);
     if (!diff.empty()) return diff;
   }
   if (reported != report.bad_records.size()) return "records reported bad that upstream accepts";

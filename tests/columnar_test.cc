@@ -53,16 +53,6 @@ ColumnarOptions Select(std::vector<std::string> fields) {
   return options;
 }
 
-// An exported batch, released at scope exit.
-struct Batch {
-  ArrowSchema schema{};
-  ArrowArray array{};
-  ~Batch() {
-    if (schema.release != nullptr) schema.release(&schema);
-    if (array.release != nullptr) array.release(&array);
-  }
-};
-
 class ColumnarTest : public testing::EveryKernelTest {};
 PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(ColumnarTest);
 
@@ -102,7 +92,7 @@ TEST_P(ColumnarTest, DeltaFieldsAsRunningSums) {
   const auto records = Views(osm->messages);
   ColumnarOptions options = Select({"primitivegroup.dense.id", "primitivegroup.ways.refs"});
   options.delta_fields = {"primitivegroup.dense.id", "primitivegroup.ways.refs"};
-  Batch out;
+  ArrowRecordBatch out;
   ASSERT_TRUE(
       DecodeToArrow(OSMPBF::PrimitiveBlock::descriptor(), records, options, &out.schema, &out.array)
           .ok());
@@ -139,7 +129,7 @@ TEST_P(ColumnarTest, DeltaFieldsAsRunningSums) {
     }
   }
   options.delta_fields = {"primitivegroup.ways"};  // Not a list of integers.
-  Batch bad;
+  ArrowRecordBatch bad;
   EXPECT_TRUE(absl::IsInvalidArgument(DecodeToArrow(OSMPBF::PrimitiveBlock::descriptor(), records,
                                                     options, &bad.schema, &bad.array)));
 }
@@ -294,7 +284,7 @@ TEST_P(ColumnarTest, ErrorNamesRecordFieldAndOffset) {
   testing::AppendTag(15, 2, &bad);  // p_sint64 whose last varint runs past the payload.
   bad += testing::Varint(3) + std::string("\x01\x02\x80", 3);
   const absl::string_view records[] = {good, good, bad};
-  Batch out;
+  ArrowRecordBatch out;
   const absl::Status status = DecodeToArrow(test2::Everything::descriptor(), records,
                                             ColumnarOptions(), &out.schema, &out.array);
   EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
@@ -339,7 +329,7 @@ TEST(ColumnarMemoryTest, ReleasedBuffersAreReused) {
   }
   size_t cached = 0;
   for (int round = 0; round < 2; ++round) {
-    Batch out;
+    ArrowRecordBatch out;
     ASSERT_TRUE(DecodeToArrow(bench::Batch::descriptor(), Views(records), ColumnarOptions(),
                               &out.schema, &out.array)
                     .ok());
@@ -353,7 +343,7 @@ TEST(ColumnarMemoryTest, ReleasedBuffersAreReused) {
 }
 
 TEST(ColumnarSchemaTest, SelectionErrors) {
-  Batch out;
+  ArrowRecordBatch out;
   const absl::string_view none[] = {""};
   for (const char* path : {"nope", "str.x", "str_map.key", "middle.nope"}) {
     const absl::Status s = DecodeToArrow(test2::Everything::descriptor(), none, Select({path}),
@@ -364,7 +354,7 @@ TEST(ColumnarSchemaTest, SelectionErrors) {
 
 // The fixed mapping: names, formats, nullability.
 TEST(ColumnarSchemaTest, Mapping) {
-  Batch out;
+  ArrowRecordBatch out;
   test2::Everything m;
   m.set_req(1);
   const std::string record = Serialize(m);
@@ -394,7 +384,7 @@ TEST(ColumnarSchemaTest, Mapping) {
   EXPECT_EQ(testing::CheckArrowLayout(out.schema, out.array), "");
 
   // Proto3 implicit presence: never null; `optional`: nullable.
-  Batch p3;
+  ArrowRecordBatch p3;
   const absl::string_view empty[] = {""};
   ASSERT_TRUE(DecodeToArrow(test3::Singulars3::descriptor(), empty, ColumnarOptions(), &p3.schema,
                             &p3.array)
@@ -408,7 +398,7 @@ TEST(ColumnarSchemaTest, Mapping) {
         << f->name();
   }
   // A recursive type: below its first level, the bytes.
-  Batch rec;
+  ArrowRecordBatch rec;
   ASSERT_TRUE(DecodeToArrow(test2::Recursive::descriptor(), empty, ColumnarOptions(), &rec.schema,
                             &rec.array)
                   .ok());
@@ -430,7 +420,7 @@ TEST_P(ColumnarTest, DelimitedStream) {
   ASSERT_TRUE(split.ok()) << split.status();
   ASSERT_EQ(split->size(), records.size());
   EXPECT_EQ(CompareColumnsWithUpstream(bench::Batch::default_instance(), *split), "");
-  Batch out;
+  ArrowRecordBatch out;
   ASSERT_TRUE(DecodeDelimitedToArrow(bench::Batch::descriptor(), stream, ColumnarOptions(),
                                      &out.schema, &out.array)
                   .ok());
@@ -466,7 +456,7 @@ TEST_P(ColumnarTest, KernelDecodesIntoTheColumn) {
   record += testing::WrapAsPackedField(15, testing::EncodePacked(values));  // p_sint64
   const absl::string_view records[] = {record};
   g_calls = 0;
-  Batch out;
+  ArrowRecordBatch out;
   ASSERT_TRUE(DecodeToArrow(test2::Everything::descriptor(), records, Select({"p_sint64"}),
                             &out.schema, &out.array)
                   .ok());

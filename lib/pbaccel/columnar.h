@@ -97,6 +97,20 @@ struct ColumnarReport {
   std::vector<BadRecord> bad_records;  // OnBadRecord::kNull: every record made null, in order.
 };
 
+// An exported batch that releases itself: for C++ callers that read the columns in place (or move
+// the structs on, leaving release == NULL, as the C Data Interface's consumers do).
+struct ArrowRecordBatch {
+  ArrowSchema schema{};
+  ArrowArray array{};
+  ArrowRecordBatch() = default;
+  ArrowRecordBatch(const ArrowRecordBatch&) = delete;
+  ArrowRecordBatch& operator=(const ArrowRecordBatch&) = delete;
+  ~ArrowRecordBatch() {
+    if (schema.release != nullptr) schema.release(&schema);
+    if (array.release != nullptr) array.release(&array);
+  }
+};
+
 // Decodes `records` (each a serialized message of `type`) into a struct array of length
 // records.size(), exported into *schema and *batch, which the caller releases. `type` may be a
 // generated message's descriptor or one from any pool (a FileDescriptorSet's); it must outlive
