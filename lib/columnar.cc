@@ -2,6 +2,7 @@
 
 #include "pbaccel/columnar.h"
 
+#include <climits>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -23,8 +24,15 @@ absl::Status DecodeToArrow(const google::protobuf::Descriptor* type,
   absl::StatusOr<std::unique_ptr<Column>> columns = internal::columnar::BuildColumns(type, options);
   if (!columns.ok()) return columns.status();
   Column& root = **columns;
+  // Every list element takes at least one byte of input, and every byte of a string or bytes
+  // column is one: a batch under 2^31 bytes keeps every column within Arrow's int32 offsets.
   size_t input_bytes = 0;
   for (absl::string_view r : records) input_bytes += r.size();
+  if (input_bytes > static_cast<size_t>(INT32_MAX)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "columnar: a batch of ", input_bytes,
+        " bytes; at most 2^31 - 1 bytes of records per batch (Arrow's int32 offsets): split it"));
+  }
   internal::columnar::ApplySizeHints(root, input_bytes);
   internal::columnar::RecordDecoder decoder;
   for (size_t r = 0; r < records.size(); ++r) {
@@ -41,7 +49,8 @@ absl::Status DecodeToArrow(const google::protobuf::Descriptor* type,
   }
   internal::columnar::RecordSizeHints(root, input_bytes);
   internal::columnar::PrefixSumDeltaColumns(root);
-  return internal::columnar::ExportRecordBatch(root, records.size(), schema, batch);
+  internal::columnar::ExportRecordBatch(root, records.size(), schema, batch);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<absl::string_view>> SplitDelimitedRecords(absl::string_view stream) {

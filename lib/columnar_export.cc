@@ -2,15 +2,12 @@
 
 #include "pbaccel/internal/columnar_export.h"
 
-#include <climits>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include "absl/strings/str_cat.h"
 
 namespace pbaccel {
 namespace internal {
@@ -180,27 +177,10 @@ void ExportField(Column& c, size_t rows, ArrowSchema* schema, ArrowArray* array)
                  AddChild(array));
 }
 
-// The first column whose offsets int32 cannot hold, or nullptr.
-const Column* TooLarge(const Column& c) {
-  const size_t limit = INT32_MAX;
-  if (c.ElementCount() > limit || c.data.bytes() > limit) return &c;
-  for (const auto& child : c.children) {
-    if (const Column* found = TooLarge(*child)) return found;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
-absl::Status ExportRecordBatch(Column& root, size_t rows, ArrowSchema* schema, ArrowArray* array) {
-  if (const Column* c = TooLarge(root)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("columnar: column ", c->name,
-                     " would pass 2^31 - 1 values or bytes (Arrow's int32 "
-                     "offsets); decode fewer records per batch"));
-  }
+void ExportRecordBatch(Column& root, size_t rows, ArrowSchema* schema, ArrowArray* array) {
   ExportElements(root, rows, false, "", false, schema, array);
-  return absl::OkStatus();
 }
 
 }  // namespace columnar

@@ -342,6 +342,17 @@ TEST(ColumnarMemoryTest, ReleasedBuffersAreReused) {
   }
 }
 
+// No records: a batch of length 0 with every column, which pyarrow imports like any other.
+TEST(ColumnarSchemaTest, EmptyBatch) {
+  ArrowRecordBatch out;
+  ASSERT_TRUE(
+      DecodeToArrow(test2::Everything::descriptor(), {}, ColumnarOptions(), &out.schema, &out.array)
+          .ok());
+  EXPECT_EQ(out.array.length, 0);
+  EXPECT_EQ(out.array.n_children, test2::Everything::descriptor()->field_count());
+  EXPECT_EQ(testing::CheckArrowLayout(out.schema, out.array), "");
+}
+
 TEST(ColumnarSchemaTest, SelectionErrors) {
   ArrowRecordBatch out;
   const absl::string_view none[] = {""};

@@ -43,11 +43,12 @@
 // pbaccel parser uses (pbaccel/internal/wire_reader.h).
 //
 // Errors: by default a bad record fails the whole batch with kInvalidArgument naming the record's
-// index, the field and the byte offset in the record ("record 17: malformed varint in
-// OSMPBF.DenseNodes.lat (field 8) at byte 1234"); nothing is exported then (*schema and *batch are
-// left untouched). With OnBadRecord::kNull the record's row is null in every column instead (all
-// columns are then nullable) and `report`, if given, lists it. A selection naming no field of the
-// type, or a batch whose offsets would pass 2^31 - 1 (int32 offsets), is kInvalidArgument too.
+// index, the field and the byte offset in the record ("record 17 (OSMPBF.PrimitiveBlock): malformed
+// varint in OSMPBF.Way.id (field 1) at byte 1234"); nothing is exported then (*schema and *batch
+// are left untouched). With OnBadRecord::kNull the record's row is null in every column instead
+// (all columns are then nullable) and `report`, if given, lists it. A selection naming no field of
+// the type, or a batch of more than 2^31 - 1 bytes of records (Arrow's int32 offsets), is
+// kInvalidArgument too.
 //
 // Cost: O(bytes of the records) plus O(records x selected fields). Thread-safe: concurrent calls
 // are fine (each builds its own columns).

@@ -36,7 +36,7 @@ class RecordDecoder {
   // drops it).
   bool Decode(Column& root, size_t r, absl::string_view record);
 
-  // "malformed varint in OSMPBF.DenseNodes.lat (field 8) at byte 1234" (of the record).
+  // "malformed varint in OSMPBF.Way.id (field 1) at byte 1234" (of the record).
   const std::string& error() const { return error_; }
 
  private:

@@ -10,7 +10,6 @@
 
 #include <cstddef>
 
-#include "absl/status/status.h"
 #include "pbaccel/arrow_c_data.h"
 #include "pbaccel/internal/columnar_columns.h"
 
@@ -18,9 +17,9 @@ namespace pbaccel {
 namespace internal {
 namespace columnar {
 
-// kInvalidArgument (and nothing exported) if a column's elements or bytes pass what int32 offsets
-// can address; otherwise moves root's columns (`rows` records) into *schema and *array.
-absl::Status ExportRecordBatch(Column& root, size_t rows, ArrowSchema* schema, ArrowArray* array);
+// Moves root's columns (`rows` records) into *schema and *array. Offsets are int32: the caller
+// keeps a batch's input under 2^31 bytes, which bounds every column's elements and bytes.
+void ExportRecordBatch(Column& root, size_t rows, ArrowSchema* schema, ArrowArray* array);
 
 }  // namespace columnar
 }  // namespace internal
