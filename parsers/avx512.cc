@@ -72,6 +72,12 @@ namespace {
 #include "parsers/varint_size-inl.h"
 #include "parsers/zigzag_simd-inl.h"
 
+// How many of a 16-lane group's values to store: `left` clamped to [0, 16]. Local, not
+// std::clamp: that template from a shared header, left out of line (clang -O1 with ASan and
+// UBSan did), was a weak symbol compiled with this file's AVX-512 flags, which the linker may pick
+// for every caller (kernel_symbols_test failed on it).
+inline int LaneCount(int left) { return left < 0 ? 0 : left > 16 ? 16 : left; }
+
 // Bit i set iff bits i..i+3 of `cont` are all set: a varint of five or more bytes.
 inline uint64_t RunsOf4(uint64_t cont) {
   const uint64_t r = cont & (cont >> 1);  // runs of 2
@@ -722,7 +728,7 @@ struct Avx512TinyDecoderImpl {
       } else {
         // count == n: each quarter of 16 under its own count (the first two full for n > 32, the
         // case of 32-bit formats), with no branch.
-        const auto quarter = [count](int q) { return std::clamp(count - 16 * q, 0, 16); };
+        const auto quarter = [count](int q) { return LaneCount(count - 16 * q); };
         EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(bytes, 0)), quarter(0), out);
         EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(bytes, 1)), quarter(1),
                     out + 16);
@@ -774,7 +780,7 @@ struct Avx512TinyDecoderImpl {
     if (count > room) return kTinyUnhandled;
     if ((cont_lo | cont_hi) == 0) {
       // One-byte varints only (count == n): each 16 bytes widened, under its own clamped count.
-      const auto sixteen = [count](int q) { return std::clamp(count - 16 * q, 0, 16); };
+      const auto sixteen = [count](int q) { return LaneCount(count - 16 * q); };
       EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(lo, 0)), 16, out);
       EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(lo, 1)), 16, out + 16);
       EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(lo, 2)), 16, out + 32);
