@@ -209,9 +209,9 @@ absl::StatusOr<std::vector<Candidate>> ColumnarCandidates(const Corpus& corpus,
                                                           RealDataResult* result) {
   std::vector<Candidate> out;
   const std::vector<std::string>* messages = &corpus.messages;
-  absl::StatusOr<ColumnsChecksum> first;
+  absl::StatusOr<ViewChecksum> first;
   for (ColumnarWay& way : ways) {
-    const absl::StatusOr<ColumnsChecksum> c = way.run(*messages, true);
+    const absl::StatusOr<ViewChecksum> c = way.run(*messages, true);
     if (!c.ok())
       return absl::InternalError(
           absl::StrCat(corpus.name, " columns, ", way.name, ": ", c.status().message()));

@@ -60,27 +60,27 @@ struct Strings {
   }
 };
 
-// Count and wrapping sum, as ColumnsChecksum defines them.
+// Count and wrapping sum, as corpora::ViewChecksum defines them.
 template <typename T>
-void Add(const std::vector<T>& values, ColumnsChecksum* c) {
+void Add(const std::vector<T>& values, corpora::ViewChecksum* c) {
   for (T v : values) c->sum += static_cast<uint64_t>(static_cast<int64_t>(v));
   c->values += values.size();
 }
 template <typename T>
-void Add(const Nullable<T>& column, ColumnsChecksum* c) {
+void Add(const Nullable<T>& column, corpora::ViewChecksum* c) {
   for (size_t i = 0; i < column.values.size(); ++i) {
     if (!column.valid[i]) continue;
     ++c->values;
     c->sum += static_cast<uint64_t>(static_cast<int64_t>(column.values[i]));
   }
 }
-void Add(const Strings& s, ColumnsChecksum* c) {
+void Add(const Strings& s, corpora::ViewChecksum* c) {
   c->values += s.offsets.size() - 1;
   c->sum += s.data.size();
 }
 
 // The checksum of an exported batch: every leaf's present values.
-void AddArrow(const ArrowSchema& s, const ArrowArray& a, ColumnsChecksum* c) {
+void AddArrow(const ArrowSchema& s, const ArrowArray& a, corpora::ViewChecksum* c) {
   const std::string format = s.format;
   if (format[0] == '+') {
     for (int64_t k = 0; k < a.n_children; ++k) AddArrow(*s.children[k], *a.children[k], c);
@@ -117,12 +117,12 @@ ColumnarWay PbaccelWay(const google::protobuf::Descriptor* type, std::vector<std
   options.fields = std::move(fields);
   return {"pbaccel",
           [type, options](const std::vector<std::string>& records,
-                          bool checksum) -> absl::StatusOr<ColumnsChecksum> {
+                          bool checksum) -> absl::StatusOr<corpora::ViewChecksum> {
             const std::vector<absl::string_view> views(records.begin(), records.end());
             ArrowRecordBatch out;
             absl::Status s = DecodeToArrow(type, views, options, &out.schema, &out.array);
             if (!s.ok()) return s;
-            ColumnsChecksum c;
+            corpora::ViewChecksum c;
             if (checksum) {
               AddArrow(out.schema, out.array, &c);
             } else {
@@ -163,8 +163,8 @@ struct OsmColumns {
     way_vals.Clear();
     way_refs.Clear();
   }
-  ColumnsChecksum Checksum() const {
-    ColumnsChecksum c;
+  corpora::ViewChecksum Checksum() const {
+    corpora::ViewChecksum c;
     Add(s, &c);
     for (const auto* l : {&dense_id, &dense_lat, &dense_lon, &way_refs}) Add(l->values, &c);
     Add(dense_keys_vals.values, &c);
@@ -199,11 +199,6 @@ void CopyOsm(const OSMPBF::PrimitiveBlock& b, OsmColumns* c) {
   c->groups.push_back(static_cast<int32_t>(c->dense_valid.size()));
 }
 
-// PrimitiveBlock, PrimitiveGroup, DenseNodes and Way field numbers.
-enum : uint32_t { kStringTable = 1, kStrings = 1, kGroup = 2, kDense = 2, kWays = 3 };
-enum : uint32_t { kDenseId = 1, kDenseLat = 8, kDenseLon = 9, kDenseKeysVals = 10 };
-enum : uint32_t { kWayId = 1, kWayKeys = 2, kWayVals = 3, kWayRefs = 8 };
-
 template <typename T, typename Range>
 void AddRange(List<T>* list, const Range& r) {
   list->values.insert(list->values.end(), r.begin(), r.end());
@@ -217,35 +212,41 @@ void ReadOsmProtozero(absl::string_view block, OsmColumns* c) {
   protozero::pbf_reader b(block.data(), block.size());
   bool has_stringtable = false;
   while (b.next()) {
-    if (b.tag_and_type() ==
-        protozero::tag_and_type(kStringTable, protozero::pbf_wire_type::length_delimited)) {
+    if (b.tag_and_type() == protozero::tag_and_type(OSMPBF::PrimitiveBlock::kStringtableFieldNumber,
+                                                    protozero::pbf_wire_type::length_delimited)) {
       has_stringtable = true;
       protozero::pbf_reader st = b.get_message();
-      while (st.next(kStrings, protozero::pbf_wire_type::length_delimited)) {
+      while (
+          st.next(OSMPBF::StringTable::kSFieldNumber, protozero::pbf_wire_type::length_delimited)) {
         const protozero::data_view v = st.get_view();
         c->s.Add(v.data(), v.size());
       }
     } else if (b.tag_and_type() ==
-               protozero::tag_and_type(kGroup, protozero::pbf_wire_type::length_delimited)) {
+               protozero::tag_and_type(OSMPBF::PrimitiveBlock::kPrimitivegroupFieldNumber,
+                                       protozero::pbf_wire_type::length_delimited)) {
       protozero::pbf_reader g = b.get_message();
       bool has_dense = false;
       while (g.next()) {
         if (g.tag_and_type() ==
-            protozero::tag_and_type(kDense, protozero::pbf_wire_type::length_delimited)) {
+            protozero::tag_and_type(OSMPBF::PrimitiveGroup::kDenseFieldNumber,
+                                    protozero::pbf_wire_type::length_delimited)) {
           has_dense = true;
           protozero::pbf_reader d = g.get_message();
           while (d.next()) {
             switch (d.tag_and_type()) {
-              case protozero::tag_and_type(kDenseId, protozero::pbf_wire_type::length_delimited):
+              case protozero::tag_and_type(OSMPBF::DenseNodes::kIdFieldNumber,
+                                           protozero::pbf_wire_type::length_delimited):
                 AddRange(&c->dense_id, d.get_packed_sint64());
                 break;
-              case protozero::tag_and_type(kDenseLat, protozero::pbf_wire_type::length_delimited):
+              case protozero::tag_and_type(OSMPBF::DenseNodes::kLatFieldNumber,
+                                           protozero::pbf_wire_type::length_delimited):
                 AddRange(&c->dense_lat, d.get_packed_sint64());
                 break;
-              case protozero::tag_and_type(kDenseLon, protozero::pbf_wire_type::length_delimited):
+              case protozero::tag_and_type(OSMPBF::DenseNodes::kLonFieldNumber,
+                                           protozero::pbf_wire_type::length_delimited):
                 AddRange(&c->dense_lon, d.get_packed_sint64());
                 break;
-              case protozero::tag_and_type(kDenseKeysVals,
+              case protozero::tag_and_type(OSMPBF::DenseNodes::kKeysValsFieldNumber,
                                            protozero::pbf_wire_type::length_delimited):
                 AddRange(&c->dense_keys_vals, d.get_packed_int32());
                 break;
@@ -253,21 +254,26 @@ void ReadOsmProtozero(absl::string_view block, OsmColumns* c) {
             }
           }
         } else if (g.tag_and_type() ==
-                   protozero::tag_and_type(kWays, protozero::pbf_wire_type::length_delimited)) {
+                   protozero::tag_and_type(OSMPBF::PrimitiveGroup::kWaysFieldNumber,
+                                           protozero::pbf_wire_type::length_delimited)) {
           protozero::pbf_reader w = g.get_message();
           int64_t id = 0;
           while (w.next()) {
             switch (w.tag_and_type()) {
-              case protozero::tag_and_type(kWayId, protozero::pbf_wire_type::varint):
+              case protozero::tag_and_type(OSMPBF::Way::kIdFieldNumber,
+                                           protozero::pbf_wire_type::varint):
                 id = w.get_int64();
                 break;
-              case protozero::tag_and_type(kWayKeys, protozero::pbf_wire_type::length_delimited):
+              case protozero::tag_and_type(OSMPBF::Way::kKeysFieldNumber,
+                                           protozero::pbf_wire_type::length_delimited):
                 AddRange(&c->way_keys, w.get_packed_uint32());
                 break;
-              case protozero::tag_and_type(kWayVals, protozero::pbf_wire_type::length_delimited):
+              case protozero::tag_and_type(OSMPBF::Way::kValsFieldNumber,
+                                           protozero::pbf_wire_type::length_delimited):
                 AddRange(&c->way_vals, w.get_packed_uint32());
                 break;
-              case protozero::tag_and_type(kWayRefs, protozero::pbf_wire_type::length_delimited):
+              case protozero::tag_and_type(OSMPBF::Way::kRefsFieldNumber,
+                                           protozero::pbf_wire_type::length_delimited):
                 AddRange(&c->way_refs, w.get_packed_sint64());
                 break;
               default: w.skip();
@@ -322,8 +328,8 @@ struct TileColumns {
     keys.Clear();
     extent.Clear();
   }
-  ColumnsChecksum Checksum() const {
-    ColumnsChecksum c;
+  corpora::ViewChecksum Checksum() const {
+    corpora::ViewChecksum c;
     Add(name, &c);
     Add(feature_id, &c);
     Add(tags.values, &c);
@@ -352,42 +358,45 @@ void CopyTile(const vector_tile::Tile& t, TileColumns* c) {
   c->layers.push_back(static_cast<int32_t>(c->extent.values.size()));
 }
 
-// Tile, Layer and Feature field numbers.
-enum : uint32_t { kLayers = 3, kLayerName = 1, kFeatures = 2, kKeys = 3, kExtent = 5 };
-enum : uint32_t { kFeatureId = 1, kTags = 2, kType = 3, kGeometry = 4 };
-
 void ReadTileProtozero(absl::string_view tile, TileColumns* c) {
   protozero::pbf_reader t(tile.data(), tile.size());
-  while (t.next(kLayers, protozero::pbf_wire_type::length_delimited)) {
+  while (
+      t.next(vector_tile::Tile::kLayersFieldNumber, protozero::pbf_wire_type::length_delimited)) {
     protozero::pbf_reader l = t.get_message();
     bool has_extent = false;
     uint32_t extent = 0;
     while (l.next()) {
       switch (l.tag_and_type()) {
-        case protozero::tag_and_type(kLayerName, protozero::pbf_wire_type::length_delimited): {
+        case protozero::tag_and_type(vector_tile::Tile_Layer::kNameFieldNumber,
+                                     protozero::pbf_wire_type::length_delimited): {
           const protozero::data_view v = l.get_view();
           c->name.Add(v.data(), v.size());
           break;
         }
-        case protozero::tag_and_type(kFeatures, protozero::pbf_wire_type::length_delimited): {
+        case protozero::tag_and_type(vector_tile::Tile_Layer::kFeaturesFieldNumber,
+                                     protozero::pbf_wire_type::length_delimited): {
           protozero::pbf_reader f = l.get_message();
           bool has_id = false, has_type = false;
           uint64_t id = 0;
           int32_t type = 0;
           while (f.next()) {
             switch (f.tag_and_type()) {
-              case protozero::tag_and_type(kFeatureId, protozero::pbf_wire_type::varint):
+              case protozero::tag_and_type(vector_tile::Tile_Feature::kIdFieldNumber,
+                                           protozero::pbf_wire_type::varint):
                 has_id = true;
                 id = f.get_uint64();
                 break;
-              case protozero::tag_and_type(kTags, protozero::pbf_wire_type::length_delimited):
+              case protozero::tag_and_type(vector_tile::Tile_Feature::kTagsFieldNumber,
+                                           protozero::pbf_wire_type::length_delimited):
                 AddRange(&c->tags, f.get_packed_uint32());
                 break;
-              case protozero::tag_and_type(kType, protozero::pbf_wire_type::varint):
+              case protozero::tag_and_type(vector_tile::Tile_Feature::kTypeFieldNumber,
+                                           protozero::pbf_wire_type::varint):
                 has_type = true;
                 type = f.get_enum();
                 break;
-              case protozero::tag_and_type(kGeometry, protozero::pbf_wire_type::length_delimited):
+              case protozero::tag_and_type(vector_tile::Tile_Feature::kGeometryFieldNumber,
+                                           protozero::pbf_wire_type::length_delimited):
                 AddRange(&c->geometry, f.get_packed_uint32());
                 break;
               default: f.skip();
@@ -399,12 +408,14 @@ void ReadTileProtozero(absl::string_view tile, TileColumns* c) {
           CloseRow(&c->geometry);
           break;
         }
-        case protozero::tag_and_type(kKeys, protozero::pbf_wire_type::length_delimited): {
+        case protozero::tag_and_type(vector_tile::Tile_Layer::kKeysFieldNumber,
+                                     protozero::pbf_wire_type::length_delimited): {
           const protozero::data_view v = l.get_view();
           c->keys.Add(v.data(), v.size());
           break;
         }
-        case protozero::tag_and_type(kExtent, protozero::pbf_wire_type::varint):
+        case protozero::tag_and_type(vector_tile::Tile_Layer::kExtentFieldNumber,
+                                     protozero::pbf_wire_type::varint):
           has_extent = true;
           extent = l.get_uint32();
           break;
@@ -426,13 +437,13 @@ ColumnarWay UpstreamWay(void (*copy)(const Message&, Columns*)) {
   auto columns = std::make_shared<Columns>();
   return {"protobuf+copy",
           [message, columns, copy](const std::vector<std::string>& records,
-                                   bool checksum) -> absl::StatusOr<ColumnsChecksum> {
+                                   bool checksum) -> absl::StatusOr<corpora::ViewChecksum> {
             columns->Clear();
             for (const std::string& r : records) {
               if (!message->ParseFromString(r)) return absl::InvalidArgumentError("parse failed");
               copy(*message, columns.get());
             }
-            return checksum ? columns->Checksum() : ColumnsChecksum{records.size(), 0};
+            return checksum ? columns->Checksum() : corpora::ViewChecksum{records.size(), 0};
           }};
 }
 
@@ -441,14 +452,14 @@ ColumnarWay ProtozeroWay(void (*read)(absl::string_view, Columns*)) {
   auto columns = std::make_shared<Columns>();
   return {"protozero",
           [columns, read](const std::vector<std::string>& records,
-                          bool checksum) -> absl::StatusOr<ColumnsChecksum> {
+                          bool checksum) -> absl::StatusOr<corpora::ViewChecksum> {
             columns->Clear();
             try {
               for (const std::string& r : records) read(r, columns.get());
             } catch (const protozero::exception& e) {
               return absl::InvalidArgumentError(e.what());
             }
-            return checksum ? columns->Checksum() : ColumnsChecksum{records.size(), 0};
+            return checksum ? columns->Checksum() : corpora::ViewChecksum{records.size(), 0};
           }};
 }
 

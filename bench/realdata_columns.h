@@ -7,9 +7,10 @@
 //     the same fields copied into column buffers of the same layout (offsets, values, validity);
 //   * "protozero": protozero's pbf_reader and packed iterators into the same column buffers.
 // The selections: OSM blocks' string table, dense nodes (id, lat, lon, keys_vals) and ways (id,
-// keys, vals, refs); tiles' layers (name, features whole, keys, extent). Every way verifies with a
-// checksum (count and wrapping sum of the values present, string lengths for strings) before any
-// timing; DecodeToArrow is also checked value by value against upstream by tests/columnar_test.
+// keys, vals, refs); tiles' layers (name, features whole, keys, extent). Every way verifies before
+// any timing with realdata_views.h's ViewChecksum (the count and wrapping sum of the values
+// present; strings count their lengths); DecodeToArrow is also checked value by value against
+// upstream by tests/columnar_test.
 
 #ifndef PBACCEL_BENCH_REALDATA_COLUMNS_H_
 #define PBACCEL_BENCH_REALDATA_COLUMNS_H_
@@ -21,21 +22,17 @@
 
 #include "absl/status/statusor.h"
 #include "pbaccel/columnar.h"
+#include "testing/corpora/realdata_views.h"
 
 namespace pbaccel {
 namespace bench {
-
-struct ColumnsChecksum {
-  uint64_t values = 0;
-  uint64_t sum = 0;
-  bool operator==(const ColumnsChecksum& o) const { return values == o.values && sum == o.sum; }
-};
 
 // One way of decoding a whole corpus into columns: returns the checksum of the columns when
 // `checksum` (verification), else only the number of records (timing), or an error.
 struct ColumnarWay {
   std::string name;
-  std::function<absl::StatusOr<ColumnsChecksum>(const std::vector<std::string>&, bool checksum)>
+  std::function<absl::StatusOr<corpora::ViewChecksum>(const std::vector<std::string>&,
+                                                      bool checksum)>
       run;
 };
 
