@@ -17,17 +17,24 @@ namespace pbaccel {
 
 using internal::columnar::Column;
 
-absl::Status DecodeToArrow(const google::protobuf::Descriptor* type,
-                           absl::Span<const absl::string_view> records,
-                           const ColumnarOptions& options, ArrowSchema* schema, ArrowArray* batch,
-                           ColumnarReport* report) {
-  absl::StatusOr<std::unique_ptr<Column>> columns = internal::columnar::BuildColumns(type, options);
+namespace {
+
+// Both forms of DecodeToArrow: `null_records` is null or has one flag per record.
+absl::Status Decode(const google::protobuf::Descriptor* type,
+                    absl::Span<const absl::string_view> records, const uint8_t* null_records,
+                    const ColumnarOptions& options, ArrowSchema* schema, ArrowArray* batch,
+                    ColumnarReport* report) {
+  const bool fail_batch = options.on_bad_record == ColumnarOptions::OnBadRecord::kFailBatch;
+  absl::StatusOr<std::unique_ptr<Column>> columns =
+      internal::columnar::BuildColumns(type, options, null_records != nullptr || !fail_batch);
   if (!columns.ok()) return columns.status();
   Column& root = **columns;
   // Every list element takes at least one byte of input, and every byte of a string or bytes
   // column is one: a batch under 2^31 bytes keeps every column within Arrow's int32 offsets.
   size_t input_bytes = 0;
-  for (absl::string_view r : records) input_bytes += r.size();
+  for (size_t r = 0; r < records.size(); ++r) {
+    if (null_records == nullptr || null_records[r] == 0) input_bytes += records[r].size();
+  }
   if (input_bytes > static_cast<size_t>(INT32_MAX)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "columnar: a batch of ", input_bytes,
@@ -35,22 +42,52 @@ absl::Status DecodeToArrow(const google::protobuf::Descriptor* type,
   }
   internal::columnar::ApplySizeHints(root, input_bytes);
   internal::columnar::RecordDecoder decoder;
+  // A null row: every column null (all are nullable when rows can be null).
+  const auto null_row = [&root](size_t r) {
+    internal::columnar::TruncateElements(root, r);
+    internal::columnar::OpenStructElement(root, r);
+    for (auto& column : root.children) column->validity_bytes.at<uint8_t>(r) = 0;
+    internal::columnar::CloseStructElement(root, r);
+  };
   for (size_t r = 0; r < records.size(); ++r) {
+    if (null_records != nullptr && null_records[r] != 0) {
+      null_row(r);
+      continue;
+    }
     if (ABSL_PREDICT_TRUE(decoder.Decode(root, r, records[r]))) continue;
     absl::Status error = absl::InvalidArgumentError(
         absl::StrCat("record ", r, " (", type->full_name(), "): ", decoder.error()));
-    if (options.on_bad_record == ColumnarOptions::OnBadRecord::kFailBatch) return error;
-    // A null row: every column null (all are nullable in this mode).
-    internal::columnar::TruncateElements(root, r);
-    internal::columnar::OpenElement(root, r);
-    for (auto& column : root.children) column->validity_bytes.at<uint8_t>(r) = 0;
-    internal::columnar::CloseElement(root, r);
+    if (fail_batch) return error;
+    null_row(r);
     if (report != nullptr) report->bad_records.push_back({r, std::move(error)});
   }
   internal::columnar::RecordSizeHints(root, input_bytes);
   internal::columnar::PrefixSumDeltaColumns(root);
   internal::columnar::ExportRecordBatch(root, records.size(), schema, batch);
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status DecodeToArrow(const google::protobuf::Descriptor* type,
+                           absl::Span<const absl::string_view> records,
+                           const ColumnarOptions& options, ArrowSchema* schema, ArrowArray* batch,
+                           ColumnarReport* report) {
+  return Decode(type, records, nullptr, options, schema, batch, report);
+}
+
+absl::Status DecodeToArrow(const google::protobuf::Descriptor* type,
+                           absl::Span<const absl::string_view> records,
+                           absl::Span<const uint8_t> null_records, const ColumnarOptions& options,
+                           ArrowSchema* schema, ArrowArray* batch, ColumnarReport* report) {
+  if (null_records.size() != records.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("columnar: ", null_records.size(),
+                                                   " null flags for ", records.size(), " records"));
+  }
+  // A pointer that is never null for the nullable form, even for an empty batch.
+  static constexpr uint8_t kNoRecords = 0;
+  return Decode(type, records, records.empty() ? &kNoRecords : null_records.data(), options, schema,
+                batch, report);
 }
 
 absl::StatusOr<std::vector<absl::string_view>> SplitDelimitedRecords(absl::string_view stream) {

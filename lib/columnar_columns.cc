@@ -10,8 +10,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "google/protobuf/wire_format_lite.h"
+#include "pbaccel/internal/field_encoding.h"
 #include "pbaccel/internal/protobuf_compat.h"
-#include "pbaccel/wire_type.h"
 
 namespace pbaccel {
 namespace internal {
@@ -20,6 +21,7 @@ namespace {
 
 using google::protobuf::Descriptor;
 using google::protobuf::FieldDescriptor;
+using google::protobuf::internal::WireFormatLite;
 
 // The options' selection as a tree of names, each level in the order first named.
 struct Selection {
@@ -38,106 +40,47 @@ struct Selection {
 // Field numbers below this are looked up in a table; above, in a hash map.
 constexpr uint32_t kDenseSlots = 256;
 
+// The wire type a field's values come in (packable fields also take length-delimited runs).
 uint8_t ExpectedWireType(const FieldDescriptor* f) {
-  switch (f->type()) {
-    case FieldDescriptor::TYPE_FIXED32:
-    case FieldDescriptor::TYPE_SFIXED32:
-    case FieldDescriptor::TYPE_FLOAT: return static_cast<uint8_t>(WireType::kFixed32);
-    case FieldDescriptor::TYPE_FIXED64:
-    case FieldDescriptor::TYPE_SFIXED64:
-    case FieldDescriptor::TYPE_DOUBLE: return static_cast<uint8_t>(WireType::kFixed64);
-    case FieldDescriptor::TYPE_STRING:
-    case FieldDescriptor::TYPE_BYTES:
-    case FieldDescriptor::TYPE_MESSAGE: return static_cast<uint8_t>(WireType::kLengthDelimited);
-    case FieldDescriptor::TYPE_GROUP: return static_cast<uint8_t>(WireType::kStartGroup);
-    default: return static_cast<uint8_t>(WireType::kVarint);
-  }
+  return static_cast<uint8_t>(
+      WireFormatLite::WireTypeForFieldType(static_cast<WireFormatLite::FieldType>(f->type())));
 }
 
-// The column type, value conversion and kernel format of a scalar, string or bytes field.
+// The column type of a scalar, string or bytes field, and for a scalar its width and how its
+// values are read (ScalarEncodingOf: the kernels' format, or fixed bytes).
 void SetScalarType(const FieldDescriptor* f, Column* c) {
-  switch (f->type()) {
-    case FieldDescriptor::TYPE_INT32:
-    case FieldDescriptor::TYPE_ENUM:
-      c->type = ValueType::kInt32;
-      c->conversion = Conversion::kVarint32;
-      c->format = VarintFormat::kInt32;
-      break;
-    case FieldDescriptor::TYPE_SINT32:
-      c->type = ValueType::kInt32;
-      c->conversion = Conversion::kZigZag32;
-      c->format = VarintFormat::kSInt32;
-      break;
-    case FieldDescriptor::TYPE_UINT32:
-      c->type = ValueType::kUInt32;
-      c->conversion = Conversion::kVarint32;
-      c->format = VarintFormat::kUInt32;
-      break;
-    case FieldDescriptor::TYPE_INT64:
-      c->type = ValueType::kInt64;
-      c->conversion = Conversion::kVarint64;
-      c->format = VarintFormat::kInt64;
-      break;
-    case FieldDescriptor::TYPE_SINT64:
-      c->type = ValueType::kInt64;
-      c->conversion = Conversion::kZigZag64;
-      c->format = VarintFormat::kSInt64;
-      break;
-    case FieldDescriptor::TYPE_UINT64:
-      c->type = ValueType::kUInt64;
-      c->conversion = Conversion::kVarint64;
-      c->format = VarintFormat::kUInt64;
-      break;
-    case FieldDescriptor::TYPE_BOOL:
-      c->type = ValueType::kBool;
-      c->conversion = Conversion::kBool;
-      c->format = VarintFormat::kBool;
-      break;
-    case FieldDescriptor::TYPE_SFIXED32:
-      c->type = ValueType::kInt32;
-      c->conversion = Conversion::kFixed32;
-      break;
-    case FieldDescriptor::TYPE_FIXED32:
-      c->type = ValueType::kUInt32;
-      c->conversion = Conversion::kFixed32;
-      break;
-    case FieldDescriptor::TYPE_FLOAT:
-      c->type = ValueType::kFloat;
-      c->conversion = Conversion::kFixed32;
-      break;
-    case FieldDescriptor::TYPE_SFIXED64:
-      c->type = ValueType::kInt64;
-      c->conversion = Conversion::kFixed64;
-      break;
-    case FieldDescriptor::TYPE_FIXED64:
-      c->type = ValueType::kUInt64;
-      c->conversion = Conversion::kFixed64;
-      break;
-    case FieldDescriptor::TYPE_DOUBLE:
-      c->type = ValueType::kDouble;
-      c->conversion = Conversion::kFixed64;
-      break;
-    case FieldDescriptor::TYPE_STRING: c->type = ValueType::kUtf8; break;
-    default: c->type = ValueType::kBinary; break;  // bytes
+  switch (f->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_INT32:
+    case FieldDescriptor::CPPTYPE_ENUM: c->type = ValueType::kInt32; break;
+    case FieldDescriptor::CPPTYPE_UINT32: c->type = ValueType::kUInt32; break;
+    case FieldDescriptor::CPPTYPE_INT64: c->type = ValueType::kInt64; break;
+    case FieldDescriptor::CPPTYPE_UINT64: c->type = ValueType::kUInt64; break;
+    case FieldDescriptor::CPPTYPE_FLOAT: c->type = ValueType::kFloat; break;
+    case FieldDescriptor::CPPTYPE_DOUBLE: c->type = ValueType::kDouble; break;
+    case FieldDescriptor::CPPTYPE_BOOL: c->type = ValueType::kBool; break;
+    default:  // string or bytes
+      c->type = f->type() == FieldDescriptor::TYPE_STRING ? ValueType::kUtf8 : ValueType::kBinary;
+      return;
   }
-  switch (c->type) {
-    case ValueType::kBool:
-      c->value_bytes = 1;
-      c->value_shift = 0;
-      break;
-    case ValueType::kInt32:
-    case ValueType::kUInt32:
-    case ValueType::kFloat:
-      c->value_bytes = 4;
-      c->value_shift = 2;
-      break;
-    case ValueType::kInt64:
-    case ValueType::kUInt64:
-    case ValueType::kDouble:
-      c->value_bytes = 8;
-      c->value_shift = 3;
-      break;
-    default: break;
+  c->value_shift = c->type == ValueType::kBool ? 0
+                   : c->type == ValueType::kInt32 || c->type == ValueType::kUInt32 ||
+                           c->type == ValueType::kFloat
+                       ? 2
+                       : 3;
+  c->value_bytes = static_cast<uint8_t>(1 << c->value_shift);
+  const ScalarEncoding encoding = ScalarEncodingOf(f->type());
+  if (encoding.kind == ScalarEncoding::kFixed) {
+    c->conversion = encoding.fixed_bytes == 4 ? Conversion::kFixed32 : Conversion::kFixed64;
+    return;
+  }
+  c->format = encoding.format;
+  switch (encoding.format) {
+    case VarintFormat::kSInt32: c->conversion = Conversion::kZigZag32; break;
+    case VarintFormat::kSInt64: c->conversion = Conversion::kZigZag64; break;
+    case VarintFormat::kBool: c->conversion = Conversion::kBool; break;
+    case VarintFormat::kInt64:
+    case VarintFormat::kUInt64: c->conversion = Conversion::kVarint64; break;
+    default: c->conversion = Conversion::kVarint32; break;  // int32, uint32, enum
   }
 }
 
@@ -156,8 +99,8 @@ void SetEnumValues(const FieldDescriptor* f, Column* c) {
   if (!c->enum_contiguous) c->enum_values.insert(numbers.begin(), numbers.end());
 }
 
-// What opening and closing a struct row of `s` does to its children (Column's programs): what
-// OpenRow and CloseRow do to each child, sorted by kind.
+// What opening and closing a struct row of `s` does to its children (Column's programs), sorted
+// by kind.
 void RowPrograms(Column* s) {
   for (auto& child : s->children) {
     Column* c = child.get();
@@ -195,14 +138,15 @@ void SetAction(Column* c, FieldSlot* slot) {
 
 class Builder {
  public:
-  explicit Builder(bool null_records) : null_records_(null_records) {}
+  explicit Builder(bool nullable_rows) : nullable_rows_(nullable_rows) {}
 
-  // The children and slots of struct column `s` for message type `d`.
+  // The children and slots of struct column `s` for message type `d`. A map's entry type
+  // (`map_entry`) gives its key and value columns that are never null: an absent one is zero.
   absl::Status BuildStruct(Column* s, const Descriptor* d, const Selection& selection,
-                           bool top_level) {
+                           bool top_level, bool map_entry = false) {
     s->type = ValueType::kStruct;
     s->message_type = d;
-    s->oneof_children.resize(static_cast<size_t>(d->oneof_decl_count()));
+    s->oneof_members.resize(static_cast<size_t>(d->oneof_decl_count()));
     ancestors_.push_back(d);
     // The selected fields, in the selection's order (the type's order for a whole message).
     std::vector<std::pair<const FieldDescriptor*, const Selection*>> selected;
@@ -244,26 +188,24 @@ class Builder {
       slots.emplace_back(static_cast<uint32_t>(d->field(i)->number()), slot_of(d->field(i)));
     }
     for (const auto& [f, sub] : selected) {
-      int index = -1;
-      for (size_t i = 0; i < s->children.size(); ++i) {
-        if (s->children[i]->field == f) index = static_cast<int>(i);
-      }
-      if (index >= 0) continue;  // Named twice (as a whole the second time: the first wins).
+      const bool named_before =
+          std::any_of(s->children.begin(), s->children.end(),
+                      [f = f](const std::unique_ptr<Column>& c) { return c->field == f; });
+      if (named_before) continue;  // Named twice (as a whole the second time: the first wins).
       auto child = std::make_unique<Column>();
       absl::Status status = BuildField(child.get(), f, *sub, top_level);
       if (!status.ok()) return status;
-      index = static_cast<int>(s->children.size());
-      s->children.push_back(std::move(child));
+      if (map_entry) {
+        child->validity = false;
+        child->opened_valid = 1;
+      }
       for (auto& [number, slot] : slots) {
-        if (slot.field == f) slot.child = static_cast<int16_t>(index);
+        if (slot.field == f) SetAction(child.get(), &slot);
       }
       if (const auto* oneof = f->real_containing_oneof()) {
-        s->oneof_children[static_cast<size_t>(oneof->index())].push_back(index);
+        s->oneof_members[static_cast<size_t>(oneof->index())].push_back(child.get());
       }
-    }
-    for (auto& [number, slot] : slots) {
-      if (slot.child < 0) continue;
-      SetAction(s->children[static_cast<size_t>(slot.child)].get(), &slot);
+      s->children.push_back(std::move(child));
     }
     RowPrograms(s);
     s->required_count = required_count;
@@ -296,40 +238,15 @@ class Builder {
     c->name = std::string(f->name());
     c->field = f;
     c->repeated = f->is_repeated();
-    c->required = f->is_required();
-    c->validity = (!c->repeated && f->has_presence()) || (top_level && null_records_);
+    c->validity = (!c->repeated && f->has_presence()) || (top_level && nullable_rows_);
     c->opened_valid = !c->repeated && f->has_presence() ? 0 : 1;
-    c->nullable = c->validity;
     if (c->repeated) c->list_offsets.Push<int32_t>(0);
     if (f->is_map()) {
+      Selection whole;
+      whole.whole = true;
+      absl::Status status = BuildStruct(c, f->message_type(), whole, false, /*map_entry=*/true);
       c->type = ValueType::kMap;
-      c->message_type = f->message_type();
-      const FieldDescriptor* key = f->message_type()->map_key();
-      const FieldDescriptor* value = f->message_type()->map_value();
-      for (const FieldDescriptor* entry_field : {key, value}) {
-        auto child = std::make_unique<Column>();
-        Selection whole;
-        whole.whole = true;
-        absl::Status status = BuildField(child.get(), entry_field, whole, false);
-        if (!status.ok()) return status;
-        child->validity = false;  // An entry's key and value are never null: absent is zero.
-        child->opened_valid = 1;
-        child->nullable = false;
-        c->children.push_back(std::move(child));
-      }
-      c->checks_required =
-          c->children[1]->type == ValueType::kStruct && c->children[1]->checks_required;
-      RowPrograms(c);
-      c->dense_slots.resize(3);
-      for (uint32_t n : {1u, 2u}) {
-        FieldSlot& slot = c->dense_slots[n];
-        slot.child = static_cast<int16_t>(n - 1);
-        slot.field = n == 1 ? key : value;
-        slot.wire_type = ExpectedWireType(slot.field);
-        slot.closed_enum = compat::IsClosedEnumField(slot.field);
-        SetAction(c->children[n - 1].get(), &slot);
-      }
-      return absl::OkStatus();
+      return status;
     }
     if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
       c->group = f->type() == FieldDescriptor::TYPE_GROUP;
@@ -351,7 +268,7 @@ class Builder {
     return absl::OkStatus();
   }
 
-  const bool null_records_;
+  const bool nullable_rows_;
   std::vector<const Descriptor*> ancestors_;
 };
 
@@ -412,6 +329,15 @@ const void* HintKey(const Column& c) {
                             : static_cast<const void*>(c.message_type);
 }
 
+// Calls fn(key, index, buffer) for every buffer of every column in the tree of `c`.
+template <typename Fn>
+void ForEachBuffer(Column& c, const Fn& fn) {
+  const void* key = HintKey(c);
+  int index = 0;
+  for (Buffer* b : {&c.values, &c.validity_bytes, &c.list_offsets, &c.data}) fn(key, index++, *b);
+  for (auto& child : c.children) ForEachBuffer(*child, fn);
+}
+
 // Batches smaller than this neither use nor set hints: their sizes say little about the next.
 constexpr size_t kMinHintedInputBytes = 64 << 10;
 
@@ -419,37 +345,18 @@ constexpr size_t kMinHintedInputBytes = 64 << 10;
 
 void ApplySizeHints(Column& root, size_t input_bytes) {
   if (input_bytes < kMinHintedInputBytes) return;
-  auto apply = [&](Column& c) {
-    const void* key = HintKey(c);
-    int index = 0;
-    for (Buffer* b : {&c.values, &c.validity_bytes, &c.list_offsets, &c.data}) {
-      const double ratio = SizeHint(key, index++);
-      if (ratio > 0)
-        b->ReserveTotal(static_cast<size_t>(ratio * static_cast<double>(input_bytes)) + 64);
-    }
-  };
-  std::vector<Column*> stack = {&root};
-  while (!stack.empty()) {
-    Column* c = stack.back();
-    stack.pop_back();
-    apply(*c);
-    for (auto& child : c->children) stack.push_back(child.get());
-  }
+  ForEachBuffer(root, [input_bytes](const void* key, int index, Buffer& b) {
+    const double ratio = SizeHint(key, index);
+    if (ratio > 0)
+      b.ReserveTotal(static_cast<size_t>(ratio * static_cast<double>(input_bytes)) + 64);
+  });
 }
 
-void RecordSizeHints(const Column& root, size_t input_bytes) {
+void RecordSizeHints(Column& root, size_t input_bytes) {
   if (input_bytes < kMinHintedInputBytes) return;
-  std::vector<const Column*> stack = {&root};
-  while (!stack.empty()) {
-    const Column* c = stack.back();
-    stack.pop_back();
-    const void* key = HintKey(*c);
-    int index = 0;
-    for (const Buffer* b : {&c->values, &c->validity_bytes, &c->list_offsets, &c->data}) {
-      SetSizeHint(key, index++, static_cast<double>(b->bytes()) / static_cast<double>(input_bytes));
-    }
-    for (const auto& child : c->children) stack.push_back(child.get());
-  }
+  ForEachBuffer(root, [input_bytes](const void* key, int index, Buffer& b) {
+    SetSizeHint(key, index, static_cast<double>(b.bytes()) / static_cast<double>(input_bytes));
+  });
 }
 
 namespace {
@@ -500,7 +407,8 @@ void PrefixSumDeltaColumns(Column& root) {
 }
 
 absl::StatusOr<std::unique_ptr<Column>> BuildColumns(const Descriptor* type,
-                                                     const ColumnarOptions& options) {
+                                                     const ColumnarOptions& options,
+                                                     bool nullable_rows) {
   Selection selection;
   selection.whole = options.fields.empty();
   for (const std::string& path : options.fields) {
@@ -510,7 +418,7 @@ absl::StatusOr<std::unique_ptr<Column>> BuildColumns(const Descriptor* type,
     at->children.clear();
   }
   auto root = std::make_unique<Column>();
-  Builder builder(options.on_bad_record == ColumnarOptions::OnBadRecord::kNull);
+  Builder builder(nullable_rows);
   absl::Status status = builder.BuildStruct(root.get(), type, selection, true);
   if (!status.ok()) return status;
   for (const std::string& path : options.delta_fields) {

@@ -12,6 +12,7 @@
 #include "google/protobuf/message.h"
 #include "pbaccel/field_reader.h"
 #include "pbaccel/generated_parser.h"
+#include "pbaccel/internal/field_errors.h"
 #include "pbaccel/internal/kernel_registry.h"
 #include "pbaccel/internal/message_plan.h"
 #include "pbaccel/internal/protobuf_compat.h"
@@ -25,16 +26,6 @@ namespace columnar {
 namespace {
 
 using google::protobuf::FieldDescriptor;
-
-// "OSMPBF.DenseNodes.lat (field 8)", or "field 8 of OSMPBF.DenseNodes" for a number the type
-// does not declare.
-std::string FieldLabel(const Column& s, uint32_t number) {
-  const FieldSlot* slot = s.Slot(number);
-  if (slot != nullptr && slot->field != nullptr) {
-    return absl::StrCat(slot->field->full_name(), " (field ", number, ")");
-  }
-  return absl::StrCat("field ", number, " of ", s.message_type->full_name());
-}
 
 // The bytes of an end-group tag for field `number`.
 size_t EndGroupTagSize(uint32_t number) {
@@ -88,6 +79,25 @@ inline void MarkValid(Column& c, size_t e) {
   if (c.validity) c.validity_bytes.at<uint8_t>(e) = 1;
 }
 
+// Whether `f` is a closed enum's unknown value, which upstream moves to the unknown fields: the
+// field (and its oneof) stays as it was, a repeated one drops it, a map drops its entry.
+inline bool UnknownClosedEnum(const FieldSlot& slot, const WireField& f) {
+  if (!slot.closed_enum || f.wire_type != WireType::kVarint) return false;
+  const int32_t v = static_cast<int32_t>(f.varint);
+  return slot.column != nullptr ? !slot.column->IsEnumValue(v)
+                                : slot.field->enum_type()->FindValueByNumber(v) == nullptr;
+}
+
+// Keeps, in order, the values of a closed enum column that the enum defines (a packed run's
+// unknown values go to upstream's unknown fields). Returns how many are left.
+size_t KeepEnumValues(const Column& c, int32_t* values, size_t count) {
+  size_t kept = 0;
+  for (size_t i = 0; i < count; ++i) {
+    if (c.IsEnumValue(values[i])) values[kept++] = values[i];
+  }
+  return kept;
+}
+
 }  // namespace
 
 bool RecordDecoder::Fail(const char* at, const std::string& what) {
@@ -97,8 +107,8 @@ bool RecordDecoder::Fail(const char* at, const std::string& what) {
 }
 
 bool RecordDecoder::FailAt(const char* at, const char* what, const Column& s, uint32_t number) {
-  return Fail(at,
-              number == 0 ? std::string(what) : absl::StrCat(what, " in ", FieldLabel(s, number)));
+  return Fail(at, number == 0 ? std::string(what)
+                              : absl::StrCat(what, " in ", FieldLabel(s.message_type, number)));
 }
 
 bool RecordDecoder::Decode(Column& root, size_t r, absl::string_view record) {
@@ -109,7 +119,7 @@ bool RecordDecoder::Decode(Column& root, size_t r, absl::string_view record) {
   second_pass_ = false;
   has_replaced_entries_ = false;
   if (!replaced_entries_.empty()) replaced_entries_.clear();
-  OpenElement(root, r);
+  OpenStructElement(root, r);
   const char* after;
   if (!DecodeFields(root, r, record.data(), end, 0, 0, &after) || !CheckRequired(root, r)) {
     return false;
@@ -118,13 +128,116 @@ bool RecordDecoder::Decode(Column& root, size_t r, absl::string_view record) {
     // A map entry's key came again: decode the record once more without the replaced entries,
     // so that each key keeps its last entry, as upstream's map does.
     TruncateElements(root, r);
-    OpenElement(root, r);
+    OpenStructElement(root, r);
     second_pass_ = true;
     if (!DecodeFields(root, r, record.data(), end, 0, 0, &after) || !CheckRequired(root, r)) {
       return false;
     }
   }
-  CloseElement(root, r);
+  CloseStructElement(root, r);
+  return true;
+}
+
+// The hot functions first, so that DecodeFields, DecodeField and DecodeMessage inline them.
+
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool RecordDecoder::Apply(Column& s, size_t e,
+                                                              const FieldSlot& slot,
+                                                              const WireField& f, const char* end,
+                                                              int depth, const char** next) {
+  Column& c = *slot.column;
+  switch (slot.action) {
+    case Action::kScalar:  // The last occurrence wins.
+      StoreScalar(c, f, c.values.data<char>() + e * c.value_bytes);
+      MarkValid(c, e);
+      return true;
+    case Action::kScalarList:
+      if (f.wire_type == WireType::kLengthDelimited) return DecodePacked(c, f);
+      StoreScalar(c, f, c.values.Reserve(8));
+      c.values.Commit(c.value_bytes);
+      return true;
+    case Action::kBytes:
+    case Action::kBytesList:
+      if (c.check_utf8 && !ValidUtf8(f.payload, f.varint)) {
+        return FailAt(f.payload, "invalid UTF-8", s, f.number);
+      }
+      if (slot.action == Action::kBytes) {  // The last occurrence wins.
+        c.data.Truncate(static_cast<size_t>(c.values.at<int32_t>(e)));
+        MarkValid(c, e);
+      }
+      c.data.Append(f.payload, f.varint);
+      if (slot.action == Action::kBytesList) {
+        c.values.Push<int32_t>(static_cast<int32_t>(c.data.bytes()));
+      }
+      return true;
+    case Action::kSerialized: return DecodeSerialized(s, c, e, f, end, depth, next);
+    case Action::kMessageList:
+      if (ABSL_PREDICT_TRUE(!c.group && depth < budget_)) {  // Most: one more element, inline.
+        const char* after;
+        return DecodeElement(c, f.payload, f.end, 0, depth, &after);
+      }
+      return DecodeMessage(s, c, e, f, end, depth, next);
+    case Action::kMessage: return DecodeMessage(s, c, e, f, end, depth, next);
+    case Action::kMap: return DecodeMapEntry(c, f, depth);
+    case Action::kSkip: break;
+  }
+  return true;
+}
+
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool RecordDecoder::DecodePacked(Column& c,
+                                                                     const WireField& f) {
+  // A tiny payload (most of them) goes to the kernel's tiny decoder right here, which reads in
+  // whole words within the record and writes room for kTinyPayloadBytes values.
+  const size_t n = static_cast<size_t>(f.varint);
+  if (c.conversion < Conversion::kFixed32 && TakesTinyDecoder(n, record_end_ - f.payload)) {
+    void* out = c.values.Reserve(kTinyPayloadBytes * 8);
+    const auto* begin = reinterpret_cast<const uint8_t*>(f.payload);
+    const int tiny = kernel_->TinyDecoder(c.format)(begin, begin + n, out, kTinyPayloadBytes);
+    if (ABSL_PREDICT_TRUE(tiny >= 0)) {
+      size_t count = static_cast<size_t>(tiny);
+      if (c.closed_enum) count = KeepEnumValues(c, static_cast<int32_t*>(out), count);
+      c.values.Commit(count << c.value_shift);
+      return true;
+    }
+  }
+  return DecodeLongPacked(c, f);
+}
+
+// A new element of repeated struct column `c` from the fields in [body, body_end).
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool RecordDecoder::DecodeElement(Column& c, const char* body,
+                                                                      const char* body_end,
+                                                                      uint32_t group, int depth,
+                                                                      const char** after) {
+  const size_t element = c.struct_elements;
+  OpenStructElement(c, element);
+  if (!DecodeFields(c, element, body, body_end, group, depth + 1, after) ||
+      (c.checks_required && !CheckRequired(c, element))) {
+    return false;
+  }
+  CloseStructElement(c, element);
+  return true;
+}
+
+bool RecordDecoder::DecodeMessage(Column& s, Column& c, size_t e, const WireField& f,
+                                  const char* end, int depth, const char** next) {
+  if (depth >= budget_) {
+    return FailAt(f.tag, "nesting deeper than protobuf's recursion limit", s, f.number);
+  }
+  const char* body = f.payload;
+  const char* body_end = f.end;
+  uint32_t group = 0;
+  if (c.group) {
+    body = f.value;
+    body_end = end;
+    group = f.number;
+  }
+  const char* after;
+  if (!c.repeated) {
+    MarkValid(c, e);  // Merged into what earlier occurrences set.
+    if (!DecodeFields(c, e, body, body_end, group, depth + 1, &after)) return false;
+  } else if (!DecodeElement(c, body, body_end, group, depth, &after)) {
+    return false;
+  }
+  if (c.group) *next = after;
   return true;
 }
 
@@ -161,66 +274,14 @@ bool RecordDecoder::DecodeFields(Column& s, size_t e, const char* p, const char*
       continue;
     }
     if (ABSL_PREDICT_TRUE(slot->plain)) {
-      // The inline path: no oneof or required bit to mind.
-      Column& c = *slot->column;
-      if (ABSL_PREDICT_FALSE(slot->closed_enum) && f.wire_type == WireType::kVarint &&
-          !c.IsEnumValue(static_cast<int32_t>(f.varint))) {
-        // A closed enum's unknown value goes to upstream's unknown fields: the field stays as it
-        // was, a repeated one drops it, a map drops its entry.
+      // No oneof or required bit to mind: straight to the slot's action.
+      if (ABSL_PREDICT_FALSE(slot->closed_enum) && UnknownClosedEnum(*slot, f)) {
         if (s.type == ValueType::kMap) dropped_entry_ = true;
-        p = next;
-        continue;
+      } else if (!Apply(s, e, *slot, f, end, depth, &next)) {
+        return false;
       }
-      switch (slot->action) {
-        case Action::kScalar:
-          StoreScalar(c, f, c.values.data<char>() + e * c.value_bytes);
-          MarkValid(c, e);
-          p = next;
-          continue;
-        case Action::kScalarList:
-          if (f.wire_type == WireType::kLengthDelimited) {
-            // A tiny payload (most of them) straight to the kernel's tiny decoder, inline.
-            const size_t n = static_cast<size_t>(f.varint);
-            if (c.conversion < Conversion::kFixed32 && !c.closed_enum &&
-                TakesTinyDecoder(n, record_end_ - f.payload)) {
-              void* out = c.values.Reserve(kTinyPayloadBytes * 8);
-              const auto* begin = reinterpret_cast<const uint8_t*>(f.payload);
-              const int count =
-                  kernel_->TinyDecoder(c.format)(begin, begin + n, out, kTinyPayloadBytes);
-              if (ABSL_PREDICT_TRUE(count >= 0)) {
-                c.values.Commit(static_cast<size_t>(count) << c.value_shift);
-                p = next;
-                continue;
-              }
-            }
-            if (!DecodePacked(c, f)) return false;
-          } else {
-            StoreScalar(c, f, c.values.Reserve(8));
-            c.values.Commit(c.value_bytes);
-          }
-          p = next;
-          continue;
-        case Action::kBytesList:
-          if (c.check_utf8 && !ValidUtf8(f.payload, f.varint)) {
-            return FailAt(f.payload, "invalid UTF-8", s, f.number);
-          }
-          c.data.Append(f.payload, f.varint);
-          c.values.Push<int32_t>(static_cast<int32_t>(c.data.bytes()));
-          p = next;
-          continue;
-        case Action::kMessageList: {
-          if (ABSL_PREDICT_FALSE(c.group || depth >= budget_)) break;  // DecodeField.
-          const size_t element = c.struct_elements;
-          OpenStructElement(c, element);
-          const char* after;
-          if (!DecodeFields(c, element, f.payload, f.end, 0, depth + 1, &after)) return false;
-          if (c.checks_required && !CheckRequired(c, element)) return false;
-          CloseStructElement(c, element);
-          p = next;
-          continue;
-        }
-        default: break;  // The rest: DecodeField.
-      }
+      p = next;
+      continue;
     }
     if (!DecodeField(s, e, *slot, f, end, depth, &next)) return false;
     p = next;
@@ -230,95 +291,60 @@ bool RecordDecoder::DecodeFields(Column& s, size_t e, const char* p, const char*
   return true;
 }
 
-void RecordDecoder::ClearOneof(Column& s, size_t e, int oneof, int keep) {
-  for (int k : s.oneof_children[static_cast<size_t>(oneof)]) {
-    if (k == keep) continue;
-    Column& member = *s.children[static_cast<size_t>(k)];
-    if (member.validity_bytes.at<uint8_t>(e) == 0) continue;
-    TruncateRows(member, e);
-    OpenRow(member, e);
+void RecordDecoder::ClearOneof(Column& s, size_t e, int oneof, const Column* keep) {
+  for (Column* member : s.oneof_members[static_cast<size_t>(oneof)]) {
+    if (member == keep || member->validity_bytes.at<uint8_t>(e) == 0) continue;
+    TruncateRows(*member, e);
+    OpenRow(*member, e);
   }
 }
 
 bool RecordDecoder::DecodeField(Column& s, size_t e, const FieldSlot& slot, const WireField& f,
                                 const char* end, int depth, const char** next) {
-  Column* const selected = slot.column;
-  if (ABSL_PREDICT_FALSE(slot.closed_enum) && f.wire_type == WireType::kVarint) {
-    // A closed enum's unknown value goes to upstream's unknown fields: the field (and its oneof)
-    // stays as it was, a repeated one drops it, a map drops its entry.
-    const int32_t v = static_cast<int32_t>(f.varint);
-    const bool known = selected != nullptr
-                           ? selected->IsEnumValue(v)
-                           : slot.field->enum_type()->FindValueByNumber(v) != nullptr;
-    if (!known) {
-      if (s.type == ValueType::kMap) dropped_entry_ = true;
-      return true;
-    }
+  if (UnknownClosedEnum(slot, f)) {
+    if (s.type == ValueType::kMap) dropped_entry_ = true;
+    return true;
   }
-  if (slot.oneof >= 0) ClearOneof(s, e, slot.oneof, slot.child);
+  if (slot.oneof >= 0) ClearOneof(s, e, slot.oneof, slot.column);
   if (slot.required_bit >= 0) {
     s.required_seen[static_cast<size_t>(slot.required_bit) >> 6] |= uint64_t{1}
                                                                     << (slot.required_bit & 63);
   }
-  if (selected == nullptr) {
-    // Not selected: skipped, a group with its body.
-    if (f.wire_type == WireType::kStartGroup) {
-      const absl::StatusOr<size_t> body = SkipField(
-          absl::string_view(*next, static_cast<size_t>(end - *next)), (f.number << 3) | 3, depth);
-      if (!body.ok()) return FailAt(f.tag, "malformed group", s, f.number);
-      *next += *body;
-    }
-    return true;
+  if (slot.column != nullptr) return Apply(s, e, slot, f, end, depth, next);
+  // Not selected: skipped, a group with its body.
+  if (f.wire_type == WireType::kStartGroup) {
+    const absl::StatusOr<size_t> body = SkipField(
+        absl::string_view(*next, static_cast<size_t>(end - *next)), (f.number << 3) | 3, depth);
+    if (!body.ok()) return FailAt(f.tag, "malformed group", s, f.number);
+    *next += *body;
   }
-  Column& c = *selected;
-  switch (c.type) {
-    case ValueType::kStruct: return DecodeMessage(s, c, e, f, end, depth, next);
-    case ValueType::kMap: return DecodeMapEntry(c, f, depth);
-    case ValueType::kUtf8:
-    case ValueType::kBinary: {
-      const char* bytes = f.payload;
-      size_t size = f.varint;
-      if (c.serialized) {
-        if (c.group) {
-          const absl::StatusOr<size_t> body =
-              SkipField(absl::string_view(f.value, static_cast<size_t>(end - f.value)),
-                        (f.number << 3) | 3, depth);
-          if (!body.ok()) return FailAt(f.tag, "malformed group", s, f.number);
-          *next = f.value + *body;
-          bytes = f.value;
-          size = *body - EndGroupTagSize(f.number);
-        }
-        if (!CheckSerialized(c, absl::string_view(bytes, size), depth)) {
-          return FailAt(f.tag, "submessage rejected by protobuf:", s, f.number);
-        }
-      } else if (c.check_utf8 && !ValidUtf8(bytes, size)) {
-        return FailAt(f.payload, "invalid UTF-8", s, f.number);
-      }
-      if (c.repeated) {
-        c.data.Append(bytes, size);
-        c.values.Push<int32_t>(static_cast<int32_t>(c.data.bytes()));
-      } else {
-        // The last occurrence wins; a serialized message's occurrences concatenate (merge).
-        if (!c.serialized) c.data.Truncate(static_cast<size_t>(c.values.at<int32_t>(e)));
-        c.data.Append(bytes, size);
-        MarkValid(c, e);
-      }
-      return true;
-    }
-    default: break;
+  return true;
+}
+
+bool RecordDecoder::DecodeSerialized(Column& s, Column& c, size_t e, const WireField& f,
+                                     const char* end, int depth, const char** next) {
+  absl::string_view bytes(f.payload, static_cast<size_t>(f.varint));
+  if (c.group) {
+    const absl::StatusOr<size_t> body = SkipField(
+        absl::string_view(f.value, static_cast<size_t>(end - f.value)), (f.number << 3) | 3, depth);
+    if (!body.ok()) return FailAt(f.tag, "malformed group", s, f.number);
+    *next = f.value + *body;
+    bytes = absl::string_view(f.value, *body - EndGroupTagSize(f.number));
   }
-  if (f.wire_type == WireType::kLengthDelimited) return DecodePacked(c, f);
+  if (!CheckSerialized(c, bytes, depth)) {
+    return FailAt(f.tag, "submessage rejected by protobuf:", s, f.number);
+  }
+  // Occurrences concatenate: the bytes parse to upstream's merge of them.
+  c.data.Append(bytes.data(), bytes.size());
   if (c.repeated) {
-    StoreScalar(c, f, c.values.Reserve(8));
-    c.values.Commit(c.value_bytes);
+    c.values.Push<int32_t>(static_cast<int32_t>(c.data.bytes()));
   } else {
-    StoreScalar(c, f, c.values.data<char>() + e * c.value_bytes);
     MarkValid(c, e);
   }
   return true;
 }
 
-bool RecordDecoder::DecodePacked(Column& c, const WireField& f) {
+bool RecordDecoder::DecodeLongPacked(Column& c, const WireField& f) {
   const size_t n = static_cast<size_t>(f.varint);
   if (n == 0) return true;
   if (c.conversion == Conversion::kFixed32 || c.conversion == Conversion::kFixed64) {
@@ -330,25 +356,18 @@ bool RecordDecoder::DecodePacked(Column& c, const WireField& f) {
     c.values.Append(f.payload, n);
     return true;
   }
-  // At most one value per byte: room for n values (kTinyPayloadBytes at least, which the tiny
-  // decoder may write) is enough, and the buffer grows geometrically.
-  const size_t room = n < static_cast<size_t>(kTinyPayloadBytes) ? kTinyPayloadBytes : n;
-  void* const out = c.values.Reserve(room * c.value_bytes);
+  // At most one value per byte: room for n values is enough, and the buffer grows geometrically.
+  void* const out = c.values.Reserve(n * c.value_bytes);
   const KernelDescriptor& kernel = *kernel_;
   const auto* const begin = reinterpret_cast<const uint8_t*>(f.payload);
   const auto* const stop = begin + n;
-  int tiny = kTinyUnhandled;
-  // The ways of generated parsers' payloads (size_policy.h): short ones to the kernel's tiny
-  // decoders, which read in whole words within the record; the rest to the kernel itself.
-  if (TakesTinyDecoder(n, record_end_ - f.payload)) {
-    tiny = kernel.TinyDecoder(c.format)(begin, stop, out, kTinyPayloadBytes);
-  } else if (TakesShortPath(n) && ShortTriesBoundedTiny(n)) {
-    tiny = kernel.DecodeTinyBounded(c.format, begin, stop, out, n);
+  // The generated parsers' ways (size_policy.h) past the tiny decoder: a short payload to the
+  // kernel's bounded tiny decoder if it has one, the rest (and what it declines) to the kernel.
+  int count = kTinyUnhandled;
+  if (TakesShortPath(n) && ShortTriesBoundedTiny(n)) {
+    count = kernel.DecodeTinyBounded(c.format, begin, stop, out, n);
   }
-  size_t count;
-  if (ABSL_PREDICT_TRUE(tiny >= 0)) {
-    count = static_cast<size_t>(tiny);
-  } else {
+  if (count < 0) {
     const DecodeResult r = kernel.Decoder(c.format, false)(begin, stop, out, n, 0);
     if (ABSL_PREDICT_FALSE(r.status != DecodeStatus::kOk)) {
       // The public API's decoder names the error.
@@ -357,47 +376,11 @@ bool RecordDecoder::DecodePacked(Column& c, const WireField& f) {
       return Fail(f.payload, absl::StrCat("packed ", c.field->full_name(), ": ",
                                           named.status().message(), ", payload"));
     }
-    count = r.count;
+    count = static_cast<int>(r.count);
   }
-  if (c.closed_enum) {
-    int32_t* values = static_cast<int32_t*>(out);
-    size_t kept = 0;
-    for (size_t i = 0; i < count; ++i) {
-      if (c.IsEnumValue(values[i])) values[kept++] = values[i];
-    }
-    count = kept;
-  }
-  c.values.Commit(count << c.value_shift);
-  return true;
-}
-
-bool RecordDecoder::DecodeMessage(Column& s, Column& c, size_t e, const WireField& f,
-                                  const char* end, int depth, const char** next) {
-  if (depth >= budget_) {
-    return FailAt(f.tag, "nesting deeper than protobuf's recursion limit", s, f.number);
-  }
-  const char* body = f.payload;
-  const char* body_end = f.end;
-  uint32_t group = 0;
-  if (c.group) {
-    body = f.value;
-    body_end = end;
-    group = f.number;
-  }
-  const char* after;
-  if (!c.repeated) {
-    MarkValid(c, e);  // Merged into what earlier occurrences set.
-    if (!DecodeFields(c, e, body, body_end, group, depth + 1, &after)) return false;
-  } else {
-    const size_t element = c.struct_elements;
-    OpenElement(c, element);
-    if (!DecodeFields(c, element, body, body_end, group, depth + 1, &after) ||
-        !CheckRequired(c, element)) {
-      return false;
-    }
-    CloseElement(c, element);
-  }
-  if (c.group) *next = after;
+  size_t kept = static_cast<size_t>(count);
+  if (c.closed_enum) kept = KeepEnumValues(c, static_cast<int32_t*>(out), kept);
+  c.values.Commit(kept << c.value_shift);
   return true;
 }
 
@@ -408,7 +391,7 @@ bool RecordDecoder::DecodeMapEntry(Column& c, const WireField& f, int depth) {
                                     c.field->full_name()));
   }
   const size_t element = c.struct_elements;
-  OpenElement(c, element);
+  OpenStructElement(c, element);
   dropped_entry_ = false;
   const char* after;
   if (!DecodeFields(c, element, f.payload, f.end, 0, depth + 1, &after) ||
@@ -420,7 +403,7 @@ bool RecordDecoder::DecodeMapEntry(Column& c, const WireField& f, int depth) {
     TruncateElements(c, element);
     return true;
   }
-  CloseElement(c, element);
+  CloseStructElement(c, element);
   const Column& key = *c.children[0];
   std::string bytes;
   if (key.type == ValueType::kUtf8) {

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace pbaccel {
@@ -14,44 +15,55 @@ namespace internal {
 namespace columnar {
 namespace {
 
-// What an exported ArrowSchema owns.
+// What an exported ArrowSchema or ArrowArray owns besides its buffers: its children.
+template <typename T>
+struct Children {
+  std::vector<std::unique_ptr<T>> owned;
+  std::vector<T*> pointers;  // What T::children points to.
+};
+
 struct SchemaPrivate {
   std::string format;
   std::string name;
-  std::vector<std::unique_ptr<ArrowSchema>> children;
-  std::vector<ArrowSchema*> child_pointers;
+  Children<ArrowSchema> children;
 };
 
-// What an exported ArrowArray owns.
 struct ArrayPrivate {
   std::vector<Block> owned;  // Buffers, freed with FreeBlock.
   std::vector<const void*> buffers;
-  std::vector<std::unique_ptr<ArrowArray>> children;
-  std::vector<ArrowArray*> child_pointers;
+  Children<ArrowArray> children;
 };
 
-void ReleaseSchema(ArrowSchema* schema) {
-  auto* p = static_cast<SchemaPrivate*>(schema->private_data);
-  for (ArrowSchema* child : p->child_pointers) {
+// Releases a node's children (those not moved away), then the node: the C Data Interface's
+// release callback for both structs.
+template <typename T, typename Private>
+void Release(T* node) {
+  auto* p = static_cast<Private*>(node->private_data);
+  for (T* child : p->children.pointers) {
     if (child->release != nullptr) child->release(child);
   }
+  if constexpr (std::is_same_v<Private, ArrayPrivate>) {
+    for (const Block& block : p->owned) FreeBlock(block);
+  }
   delete p;
-  schema->release = nullptr;
+  node->release = nullptr;
 }
 
-void ReleaseArray(ArrowArray* array) {
-  auto* p = static_cast<ArrayPrivate*>(array->private_data);
-  for (ArrowArray* child : p->child_pointers) {
-    if (child->release != nullptr) child->release(child);
-  }
-  for (const Block& block : p->owned) FreeBlock(block);
-  delete p;
-  array->release = nullptr;
+// A new child of `parent`, a schema or an array node.
+template <typename T, typename Private>
+T* AddChild(T* parent) {
+  auto* p = static_cast<Private*>(parent->private_data);
+  p->children.owned.push_back(std::make_unique<T>());
+  p->children.pointers.push_back(p->children.owned.back().get());
+  parent->n_children = static_cast<int64_t>(p->children.pointers.size());
+  parent->children = p->children.pointers.data();
+  return p->children.pointers.back();
 }
+ArrowSchema* AddChild(ArrowSchema* parent) { return AddChild<ArrowSchema, SchemaPrivate>(parent); }
+ArrowArray* AddChild(ArrowArray* parent) { return AddChild<ArrowArray, ArrayPrivate>(parent); }
 
 // A schema node; children are added with AddChild.
-SchemaPrivate* InitSchema(ArrowSchema* schema, std::string format, std::string name,
-                          bool nullable) {
+void InitSchema(ArrowSchema* schema, std::string format, std::string name, bool nullable) {
   auto* p = new SchemaPrivate;
   p->format = std::move(format);
   p->name = std::move(name);
@@ -59,36 +71,16 @@ SchemaPrivate* InitSchema(ArrowSchema* schema, std::string format, std::string n
   schema->format = p->format.c_str();
   schema->name = p->name.c_str();
   schema->flags = nullable ? ARROW_FLAG_NULLABLE : 0;
-  schema->release = ReleaseSchema;
+  schema->release = Release<ArrowSchema, SchemaPrivate>;
   schema->private_data = p;
-  return p;
 }
 
-ArrowSchema* AddChild(ArrowSchema* parent) {
-  auto* p = static_cast<SchemaPrivate*>(parent->private_data);
-  p->children.push_back(std::make_unique<ArrowSchema>());
-  p->child_pointers.push_back(p->children.back().get());
-  parent->n_children = static_cast<int64_t>(p->child_pointers.size());
-  parent->children = p->child_pointers.data();
-  return p->child_pointers.back();
-}
-
-ArrayPrivate* InitArray(ArrowArray* array, size_t length) {
+void InitArray(ArrowArray* array, size_t length) {
   auto* p = new ArrayPrivate;
   *array = ArrowArray();
   array->length = static_cast<int64_t>(length);
-  array->release = ReleaseArray;
+  array->release = Release<ArrowArray, ArrayPrivate>;
   array->private_data = p;
-  return p;
-}
-
-ArrowArray* AddChild(ArrowArray* parent) {
-  auto* p = static_cast<ArrayPrivate*>(parent->private_data);
-  p->children.push_back(std::make_unique<ArrowArray>());
-  p->child_pointers.push_back(p->children.back().get());
-  parent->n_children = static_cast<int64_t>(p->child_pointers.size());
-  parent->children = p->child_pointers.data();
-  return p->child_pointers.back();
 }
 
 void AddBuffer(ArrowArray* array, Block owned) {
@@ -138,12 +130,13 @@ const char* ScalarFormat(ValueType type) {
 
 void ExportField(Column& c, size_t rows, ArrowSchema* schema, ArrowArray* array);
 
-// The element layer of `c`: `n` elements, with `c`'s validity when `with_validity`.
-void ExportElements(Column& c, size_t n, bool with_validity, const std::string& name, bool nullable,
+// The element layer of `c`: `n` elements, nullable (with `c`'s validity) or not (list items, map
+// entries and the record batch itself).
+void ExportElements(Column& c, size_t n, const std::string& name, bool nullable,
                     ArrowSchema* schema, ArrowArray* array) {
   InitSchema(schema, ScalarFormat(c.type), name, nullable);
   InitArray(array, n);
-  if (with_validity) {
+  if (nullable) {
     AddValidity(c, n, array);
   } else {
     AddBuffer(array, Block());
@@ -165,22 +158,22 @@ void ExportElements(Column& c, size_t n, bool with_validity, const std::string& 
 
 void ExportField(Column& c, size_t rows, ArrowSchema* schema, ArrowArray* array) {
   if (!c.repeated) {
-    ExportElements(c, rows, c.validity, c.name, c.nullable, schema, array);
+    ExportElements(c, rows, c.name, c.validity, schema, array);
     return;
   }
   const bool map = c.type == ValueType::kMap;
-  InitSchema(schema, map ? "+m" : "+l", c.name, c.nullable);
+  InitSchema(schema, map ? "+m" : "+l", c.name, c.validity);
   InitArray(array, rows);
   AddValidity(c, rows, array);
   AddBuffer(array, c.list_offsets.Release());
-  ExportElements(c, c.ElementCount(), false, map ? "entries" : "item", false, AddChild(schema),
+  ExportElements(c, c.ElementCount(), map ? "entries" : "item", false, AddChild(schema),
                  AddChild(array));
 }
 
 }  // namespace
 
 void ExportRecordBatch(Column& root, size_t rows, ArrowSchema* schema, ArrowArray* array) {
-  ExportElements(root, rows, false, "", false, schema, array);
+  ExportElements(root, rows, "", false, schema, array);
 }
 
 }  // namespace columnar

@@ -9,11 +9,16 @@
 namespace pbaccel {
 namespace internal {
 
+std::string FieldLabel(const google::protobuf::Descriptor* type, uint32_t number) {
+  if (const auto* f = type->FindFieldByNumber(static_cast<int>(number))) {
+    return absl::StrCat(f->full_name(), " (field ", number, ")");
+  }
+  return absl::StrCat("field ", number, " of ", type->full_name());
+}
+
 std::string FieldLabel(const google::protobuf::MessageLite& msg, uint32_t number) {
   if (const auto* full = dynamic_cast<const google::protobuf::Message*>(&msg)) {
-    if (const auto* f = full->GetDescriptor()->FindFieldByNumber(static_cast<int>(number))) {
-      return absl::StrCat(f->full_name(), " (field ", number, ")");
-    }
+    return FieldLabel(full->GetDescriptor(), number);
   }
   return absl::StrCat("field ", number, " of ", msg.GetTypeName());
 }

@@ -8,6 +8,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "pbaccel/internal/field_encoding.h"
 #include "pbaccel/internal/protobuf_compat.h"
 
 namespace pbaccel {
@@ -30,55 +31,14 @@ FieldAction ScalarAction(const FieldDescriptor* field) {
   FieldAction a;
   a.field = field;
   if (!field->is_repeated() || !field->is_packable()) return a;
-  using F = VarintFormat;
-  switch (field->type()) {
-    case FieldDescriptor::TYPE_INT32:
-      a.kind = FieldAction::kPackedVarint;
-      a.format = F::kInt32;
-      break;
-    case FieldDescriptor::TYPE_INT64:
-      a.kind = FieldAction::kPackedVarint;
-      a.format = F::kInt64;
-      break;
-    case FieldDescriptor::TYPE_UINT32:
-      a.kind = FieldAction::kPackedVarint;
-      a.format = F::kUInt32;
-      break;
-    case FieldDescriptor::TYPE_UINT64:
-      a.kind = FieldAction::kPackedVarint;
-      a.format = F::kUInt64;
-      break;
-    case FieldDescriptor::TYPE_SINT32:
-      a.kind = FieldAction::kPackedVarint;
-      a.format = F::kSInt32;
-      break;
-    case FieldDescriptor::TYPE_SINT64:
-      a.kind = FieldAction::kPackedVarint;
-      a.format = F::kSInt64;
-      break;
-    case FieldDescriptor::TYPE_BOOL:
-      a.kind = FieldAction::kPackedVarint;
-      a.format = F::kBool;
-      break;
-    case FieldDescriptor::TYPE_ENUM:
-      if (IsOpenEnumField(field)) {
-        a.kind = FieldAction::kPackedVarint;
-        a.format = F::kInt32;
-      }
-      break;
-    case FieldDescriptor::TYPE_FIXED32:
-    case FieldDescriptor::TYPE_SFIXED32:
-    case FieldDescriptor::TYPE_FLOAT:
-      a.kind = FieldAction::kPackedFixed;
-      a.fixed_size = 4;
-      break;
-    case FieldDescriptor::TYPE_FIXED64:
-    case FieldDescriptor::TYPE_SFIXED64:
-    case FieldDescriptor::TYPE_DOUBLE:
-      a.kind = FieldAction::kPackedFixed;
-      a.fixed_size = 8;
-      break;
-    default: break;
+  const ScalarEncoding encoding = ScalarEncodingOf(field->type());
+  if (encoding.kind == ScalarEncoding::kFixed) {
+    a.kind = FieldAction::kPackedFixed;
+    a.fixed_size = encoding.fixed_bytes;
+  } else if (encoding.kind == ScalarEncoding::kVarint &&
+             (field->type() != FieldDescriptor::TYPE_ENUM || IsOpenEnumField(field))) {
+    a.kind = FieldAction::kPackedVarint;
+    a.format = encoding.format;
   }
   return a;
 }

@@ -318,6 +318,67 @@ TEST_P(ColumnarTest, ErrorNamesRecordFieldAndOffset) {
   EXPECT_EQ(out.array.children[0]->null_count, 1);
 }
 
+// Null records (a nullable binary column's nulls) are null rows; their views are not read, and
+// every column is nullable whether or not a batch holds a null.
+TEST_P(ColumnarTest, NullRecordsAreNullRows) {
+  test2::Everything first;
+  first.set_req(7);
+  first.add_p_sint64(-3);
+  test2::Everything second;
+  second.set_req(9);
+  const std::string a = Serialize(first);
+  const std::string b = Serialize(second);
+  const std::string unread(3, '\xff');  // Malformed: a null record must not be decoded.
+  const absl::string_view records[] = {a, unread, b};
+  const uint8_t nulls[] = {0, 1, 0};
+  ArrowRecordBatch out;
+  ASSERT_TRUE(DecodeToArrow(test2::Everything::descriptor(), records, nulls, ColumnarOptions(),
+                            &out.schema, &out.array)
+                  .ok());
+  ASSERT_EQ(out.array.length, 3);
+  for (int64_t i = 0; i < out.array.n_children; ++i) {
+    EXPECT_NE(out.schema.children[i]->flags & ARROW_FLAG_NULLABLE, 0)
+        << out.schema.children[i]->name;
+    const ArrowArray& column = *out.array.children[i];
+    ASSERT_NE(column.buffers[0], nullptr) << out.schema.children[i]->name;
+    EXPECT_EQ(static_cast<const uint8_t*>(column.buffers[0])[0] & 2, 0)  // Row 1 is null.
+        << out.schema.children[i]->name;
+  }
+  const ArrowArray& req = *out.array.children[0];  // int32: validity, values.
+  const uint8_t validity = static_cast<const uint8_t*>(req.buffers[0])[0];
+  EXPECT_EQ(validity & 7, 5);
+  EXPECT_EQ(static_cast<const int32_t*>(req.buffers[1])[0], 7);
+  EXPECT_EQ(static_cast<const int32_t*>(req.buffers[1])[2], 9);
+  // The list column: the null row holds no elements.
+  const ArrowArray& p_sint64 = *out.array.children[3 + 5];
+  ASSERT_STREQ(out.schema.children[3 + 5]->name, "p_sint64");
+  const int32_t* offsets = static_cast<const int32_t*>(p_sint64.buffers[1]);
+  EXPECT_EQ(offsets[1] - offsets[0], 1);
+  EXPECT_EQ(offsets[2], offsets[1]);
+  EXPECT_EQ(offsets[3], offsets[2]);
+
+  // A batch without nulls, and an empty one, in this form: the same nullable schema.
+  const uint8_t none[] = {0, 0, 0};
+  const absl::string_view good[] = {a, b, a};
+  ArrowRecordBatch all;
+  ASSERT_TRUE(DecodeToArrow(test2::Everything::descriptor(), good, none, ColumnarOptions(),
+                            &all.schema, &all.array)
+                  .ok());
+  EXPECT_NE(all.schema.children[0]->flags & ARROW_FLAG_NULLABLE, 0);
+  EXPECT_EQ(all.array.children[0]->null_count, 0);
+  ArrowRecordBatch empty;
+  ASSERT_TRUE(DecodeToArrow(test2::Everything::descriptor(), {}, absl::Span<const uint8_t>(),
+                            ColumnarOptions(), &empty.schema, &empty.array)
+                  .ok());
+  EXPECT_NE(empty.schema.children[0]->flags & ARROW_FLAG_NULLABLE, 0);
+  // One flag per record, or an error.
+  ArrowRecordBatch mismatch;
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      DecodeToArrow(test2::Everything::descriptor(), good, absl::Span<const uint8_t>(nulls, 2),
+                    ColumnarOptions(), &mismatch.schema, &mismatch.array)));
+  EXPECT_EQ(mismatch.array.release, nullptr);
+}
+
 // A released batch's buffers go to the cache (columnar_memory.h), and the next batch takes them.
 TEST(ColumnarMemoryTest, ReleasedBuffersAreReused) {
   std::vector<std::string> records;

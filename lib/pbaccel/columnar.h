@@ -59,6 +59,7 @@
 #include "pbaccel/internal/requires_cxx17.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -119,6 +120,17 @@ struct ArrowRecordBatch {
 absl::Status DecodeToArrow(const google::protobuf::Descriptor* type,
                            absl::Span<const absl::string_view> records,
                            const ColumnarOptions& options, ArrowSchema* schema, ArrowArray* batch,
+                           ColumnarReport* report = nullptr);
+
+// DecodeToArrow for a batch of which some records are null, as in a nullable binary column (an
+// Arrow array with a validity bitmap, a DataFrame column with nulls): record r is a null row when
+// null_records[r] is non-zero (its view is not read). null_records.size() must be records.size().
+// Every column is nullable in this form, whether or not the batch holds a null, as with
+// OnBadRecord::kNull, so that every batch of a stream has the same schema.
+absl::Status DecodeToArrow(const google::protobuf::Descriptor* type,
+                           absl::Span<const absl::string_view> records,
+                           absl::Span<const uint8_t> null_records, const ColumnarOptions& options,
+                           ArrowSchema* schema, ArrowArray* batch,
                            ColumnarReport* report = nullptr);
 
 // The records of a length-delimited stream (each a varint length, then that many bytes, as

@@ -6,14 +6,16 @@
 //
 // Rows. A field's column has one row per row of its parent (a record, or a struct row: a present
 // or absent singular submessage, or one element of a repeated one). Every Column has at most one
-// open row at a time, the parent's open row, whose index the parent passes down:
-//   * OpenRow(r) starts row r: a singular scalar's value slot holds its zero (and, with presence,
-//     validity 0), a singular struct is absent with its children's rows opened;
-//   * the decoder then sets, appends to and merges into the open row (columnar_decode.h);
-//   * CloseRow(r) ends it: list and string offsets are pushed, struct children closed.
+// open row at a time, the parent's open row, whose index the parent passes down. A struct row
+// opens and closes its children's rows by its programs (OpenStructElement, CloseStructElement):
+//   * opening starts the children's rows: a singular scalar's value slot holds its zero (and,
+//     with presence, validity 0), a singular struct is absent with its own children's rows open;
+//   * the decoder then sets, appends to and merges into the open rows (columnar_decode.h);
+//   * closing ends them: list and string end offsets are pushed, struct children closed.
 // TruncateRows(r) drops row r (open or closed) and every row after it, with all the elements and
 // bytes they hold, in this column and below it: it undoes a record (OnBadRecord::kNull) or a
-// oneof's other member (a message member set again after another starts afresh).
+// oneof's other member (a message member set again after another starts afresh), whose row
+// OpenRow then opens again.
 //
 // Buffers grow geometrically (power-of-two blocks, columnar_memory.h) and are handed to the
 // exported ArrowArray as they are (columnar_export.h), so their layout is Arrow's: values and
@@ -164,7 +166,6 @@ struct FieldSlot {
   // inline path takes it.
   bool plain = false;
   bool closed_enum = false;   // A closed enum: an unknown value leaves the field as it was.
-  int16_t child = -1;         // Index into children, or -1: not selected.
   int16_t oneof = -1;         // The field's oneof among the struct's oneofs, or -1.
   int16_t required_bit = -1;  // Index into the required bits, or -1: not required.
   // Every field of the type has a slot: an unselected one can still unset a oneof or set a
@@ -189,8 +190,6 @@ struct Column {
   bool repeated = false;     // list<...> (or map): row i's elements are list_offsets[i, i+1).
   bool validity = false;     // A validity byte per row (presence, or OnBadRecord::kNull).
   uint8_t opened_valid = 1;  // The validity byte a row opens with: 0 for presence (absent).
-  bool nullable = false;     // The schema's flag.
-  bool required = false;
   bool closed_enum = false;
   bool check_utf8 = false;
   bool group = false;       // Encoded as a group (start/end tags) instead of length-delimited.
@@ -214,7 +213,7 @@ struct Column {
   const google::protobuf::FieldDescriptor* field = nullptr;    // nullptr for the record itself.
   const google::protobuf::Descriptor* message_type = nullptr;  // kStruct, kMap and serialized.
   absl::flat_hash_map<uint32_t, FieldSlot> sparse_slots;
-  std::vector<std::vector<int>> oneof_children;  // Per oneof: its selected members' indexes.
+  std::vector<std::vector<Column*>> oneof_members;  // Per oneof of the type: its selected members.
   // Closed enums: the values the enum defines (a range when they are contiguous).
   int32_t enum_min = 0;
   int32_t enum_max = -1;
@@ -247,8 +246,10 @@ struct Column {
 
 // The column tree of `type` for `options` (the root is a kStruct Column with field == nullptr),
 // or kInvalidArgument for a selection that names no field or goes through a non-message one.
+// `nullable_rows`: every top-level column has validity (rows may be null).
 absl::StatusOr<std::unique_ptr<Column>> BuildColumns(const google::protobuf::Descriptor* type,
-                                                     const ColumnarOptions& options);
+                                                     const ColumnarOptions& options,
+                                                     bool nullable_rows);
 
 // Replaces the values of each list of every `delta` column with their running sums.
 void PrefixSumDeltaColumns(Column& root);
@@ -256,10 +257,10 @@ void PrefixSumDeltaColumns(Column& root);
 // Starts every buffer of the tree at the size its size hint (columnar_memory.h) expects for
 // `input_bytes` of records; after the batch, records the sizes they reached.
 void ApplySizeHints(Column& root, size_t input_bytes);
-void RecordSizeHints(const Column& root, size_t input_bytes);
+void RecordSizeHints(Column& root, size_t input_bytes);
 
-// Rows of a field's Column (see above). `r` is the parent's open row. Inline: the decoder opens
-// and closes every struct row (a struct's children by the programs above).
+// Rows (see above). `r` is the parent's open row, `e` a struct column's element. Inline: the
+// decoder opens and closes every struct row.
 void TruncateRows(Column& c, size_t r);
 void TruncateElements(Column& c, size_t e);
 
@@ -285,40 +286,18 @@ inline void CloseStructElement(Column& c, size_t e) {
   for (Column* v : c.closes_struct) CloseStructElement(*v, e);
 }
 
-// Elements of the element layer: start one (a struct row opens its children), end it.
-inline void OpenElement(Column& c, size_t e) {
-  if (c.value_bytes != 0) {
-    std::memset(c.values.Reserve(8), 0, 8);  // Zero, whatever the width (8 bytes of room).
-    c.values.Commit(c.value_bytes);
-  } else if (c.type == ValueType::kStruct || c.type == ValueType::kMap) {
-    OpenStructElement(c, e);
-  }  // Strings: the end offset is pushed when the element closes.
-}
-
-inline void CloseElement(Column& c, size_t e) {
-  if (c.value_bytes != 0) return;
-  if (c.type == ValueType::kStruct || c.type == ValueType::kMap) {
-    CloseStructElement(c, e);
-  } else {
-    c.values.Push<int32_t>(static_cast<int32_t>(c.data.bytes()));
-  }
-}
-
+// Opens row `r` of one field's column: what the programs above do for it, for the one column a
+// oneof resets.
 inline void OpenRow(Column& c, size_t r) {
   if (c.validity) c.validity_bytes.Push<uint8_t>(c.opened_valid);
   if (c.repeated) {
-    if (ABSL_PREDICT_FALSE(c.type == ValueType::kMap)) c.map_keys.clear();
-    return;
-  }
-  OpenElement(c, r);
-}
-
-inline void CloseRow(Column& c, size_t r) {
-  if (c.repeated) {
-    c.list_offsets.Push<int32_t>(static_cast<int32_t>(c.ElementCount()));
-    return;
-  }
-  CloseElement(c, r);
+    if (c.type == ValueType::kMap) c.map_keys.clear();
+  } else if (c.value_bytes != 0) {
+    std::memset(c.values.Reserve(8), 0, 8);
+    c.values.Commit(c.value_bytes);
+  } else if (c.type == ValueType::kStruct) {
+    OpenStructElement(c, r);
+  }  // A singular string's end offset is pushed when its row closes.
 }
 
 }  // namespace columnar

@@ -40,18 +40,29 @@ class RecordDecoder {
   const std::string& error() const { return error_; }
 
  private:
+  // The fields of one message in [p, end) into struct row `e` of `s` (`group`: the number whose
+  // end-group tag ends them, or 0); *after is where they ended.
   bool DecodeFields(Column& s, size_t e, const char* p, const char* end, uint32_t group, int depth,
                     const char** after);
+  // A field that is in a oneof, required, unselected or a closed enum's unknown value: what that
+  // asks, then Apply.
   bool DecodeField(Column& s, size_t e, const FieldSlot& slot, const WireField& f, const char* end,
                    int depth, const char** next);
-  bool SetScalar(Column& s, Column& c, size_t e, const WireField& f);
+  // What the slot's action does with `f` (its column is selected).
+  bool Apply(Column& s, size_t e, const FieldSlot& slot, const WireField& f, const char* end,
+             int depth, const char** next);
   bool DecodePacked(Column& c, const WireField& f);
+  bool DecodeLongPacked(Column& c, const WireField& f);
   bool DecodeMessage(Column& s, Column& c, size_t e, const WireField& f, const char* end, int depth,
                      const char** next);
+  bool DecodeElement(Column& c, const char* body, const char* body_end, uint32_t group, int depth,
+                     const char** after);
+  bool DecodeSerialized(Column& s, Column& c, size_t e, const WireField& f, const char* end,
+                        int depth, const char** next);
   bool DecodeMapEntry(Column& c, const WireField& f, int depth);
   bool CheckSerialized(const Column& c, absl::string_view bytes, int depth);
   bool CheckRequired(const Column& s, size_t e);
-  void ClearOneof(Column& s, size_t e, int oneof, int keep);
+  void ClearOneof(Column& s, size_t e, int oneof, const Column* keep);
 
   bool Fail(const char* at, const std::string& what);
   bool FailAt(const char* at, const char* what, const Column& s, uint32_t number);

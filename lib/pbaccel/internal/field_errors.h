@@ -10,6 +10,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "google/protobuf/descriptor.h"
 #include "google/protobuf/message_lite.h"
 #include "pbaccel/internal/wire_reader.h"
 
@@ -19,6 +20,8 @@ namespace internal {
 // "pkg.Msg.field (field 3)" when msg is a full Message whose descriptor knows field 3, else
 // "field 3 of pkg.Msg" (lite messages, unknown fields).
 std::string FieldLabel(const google::protobuf::MessageLite& msg, uint32_t number);
+// The same for a type known by its descriptor (the columnar decoder's).
+std::string FieldLabel(const google::protobuf::Descriptor* type, uint32_t number);
 
 // What the wire walk found wrong at field `number` of msg: "malformed varint in pkg.Msg.x
 // (field 1)"; a tag error names no field ("malformed tag"). REQUIRES: error != kNone.
