@@ -18,6 +18,7 @@
 #include "pbaccel/internal/protobuf_compat.h"
 #include "pbaccel/internal/size_policy.h"
 #include "pbaccel/internal/upstream_merge.h"
+#include "pbaccel/internal/utf8_replace.h"
 #include "pbaccel/packed_varint.h"
 
 namespace pbaccel {
@@ -157,14 +158,19 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool RecordDecoder::Apply(Column& s, size_t 
       return true;
     case Action::kBytes:
     case Action::kBytesList:
-      if (c.check_utf8 && !ValidUtf8(f.payload, f.varint)) {
-        return FailAt(f.payload, "invalid UTF-8", s, f.number);
-      }
       if (slot.action == Action::kBytes) {  // The last occurrence wins.
         c.data.Truncate(static_cast<size_t>(c.values.at<int32_t>(e)));
         MarkValid(c, e);
       }
-      c.data.Append(f.payload, f.varint);
+      if (c.type == ValueType::kUtf8 && ABSL_PREDICT_FALSE(!ValidUtf8(f.payload, f.varint))) {
+        if (c.check_utf8) return FailAt(f.payload, "invalid UTF-8", s, f.number);
+        // A string upstream does not check: a utf8 column holds its text with U+FFFD for what
+        // is ill-formed (utf8_replace.h).
+        const std::string text = ReplaceIllFormedUtf8(absl::string_view(f.payload, f.varint));
+        c.data.Append(text.data(), text.size());
+      } else {
+        c.data.Append(f.payload, f.varint);
+      }
       if (slot.action == Action::kBytesList) {
         c.values.Push<int32_t>(static_cast<int32_t>(c.data.bytes()));
       }

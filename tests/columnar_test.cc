@@ -23,6 +23,7 @@
 #include "pbaccel/columnar.h"
 #include "pbaccel/internal/columnar_memory.h"
 #include "pbaccel/internal/kernel_registry.h"
+#include "pbaccel/internal/utf8_replace.h"
 #include "pbaccel/testing/columnar_check.h"
 #include "pbaccel/testing/every_kernel.h"
 #include "pbaccel/testing/mutation.h"
@@ -377,6 +378,53 @@ TEST_P(ColumnarTest, NullRecordsAreNullRows) {
       DecodeToArrow(test2::Everything::descriptor(), good, absl::Span<const uint8_t>(nulls, 2),
                     ColumnarOptions(), &mismatch.schema, &mismatch.array)));
   EXPECT_EQ(mismatch.array.release, nullptr);
+}
+
+// Unicode's own example of maximal subparts (Unicode 15, section 3.9, table 3-8), and the cases
+// around each lead byte's second-byte range.
+TEST(Utf8ReplaceTest, MaximalSubpartsBecomeOneReplacementEach) {
+  using internal::ReplaceIllFormedUtf8;
+  const std::string r = "\xEF\xBF\xBD";
+  EXPECT_EQ(ReplaceIllFormedUtf8("\x61\xF1\x80\x80\xE1\x80\xC2\x62\x80\x63\x80\xBF\x64"),
+            "a" + r + r + r + "b" + r + "c" + r + r + "d");
+  EXPECT_EQ(ReplaceIllFormedUtf8("h\xC3\xA9llo \xE2\x82\xAC \xF0\x9F\x98\x80"),
+            "h\xC3\xA9llo \xE2\x82\xAC \xF0\x9F\x98\x80");             // Well-formed: unchanged.
+  EXPECT_EQ(ReplaceIllFormedUtf8("\xC0\xAF"), r + r);                  // Overlong lead bytes.
+  EXPECT_EQ(ReplaceIllFormedUtf8("\xE0\x80\xAF"), r + r + r);          // E0 needs A0..BF.
+  EXPECT_EQ(ReplaceIllFormedUtf8("\xED\xA0\x80"), r + r + r);          // Surrogates.
+  EXPECT_EQ(ReplaceIllFormedUtf8("\xF4\x90\x80\x80"), r + r + r + r);  // Past U+10FFFF.
+  EXPECT_EQ(ReplaceIllFormedUtf8("\xF0\x9F\x98"), r);                  // Truncated at the end.
+  EXPECT_EQ(ReplaceIllFormedUtf8(std::string("a\0b", 3)), std::string("a\0b", 3));
+}
+
+// A proto2 string (upstream does not check its UTF-8) with ill-formed bytes: accepted, as upstream
+// accepts it, and a well-formed utf8 column with U+FFFD for them; a proto3 one is rejected.
+TEST_P(ColumnarTest, UncheckedStringsAreWellFormedInTheColumn) {
+  test2::Everything m;
+  m.set_req(1);
+  m.set_str(std::string("ok\xC3(\xFF", 5));
+  const std::string record = Serialize(m);
+  const absl::string_view records[] = {record};
+  EXPECT_EQ(CompareColumnsWithUpstream(test2::Everything::default_instance(), records), "");
+  ArrowRecordBatch out;
+  ASSERT_TRUE(DecodeToArrow(test2::Everything::descriptor(), records, ColumnarOptions(),
+                            &out.schema, &out.array)
+                  .ok());
+  ASSERT_STREQ(out.schema.children[1]->name, "str");
+  const ArrowArray& str = *out.array.children[1];
+  const int32_t* offsets = static_cast<const int32_t*>(str.buffers[1]);
+  EXPECT_EQ(std::string(static_cast<const char*>(str.buffers[2]) + offsets[0],
+                        static_cast<size_t>(offsets[1] - offsets[0])),
+            "ok\xEF\xBF\xBD(\xEF\xBF\xBD");
+
+  std::string proto3;  // All3.s_str (field 2) is a proto3 string: upstream checks it.
+  testing::AppendTag(2, 2, &proto3);
+  proto3 += testing::Varint(2) + std::string("\xC3(", 2);
+  const absl::string_view bad[] = {proto3};
+  ArrowRecordBatch rejected;
+  const absl::Status status = DecodeToArrow(test3::All3::descriptor(), bad, ColumnarOptions(),
+                                            &rejected.schema, &rejected.array);
+  EXPECT_TRUE(absl::StrContains(status.message(), "invalid UTF-8")) << status;
 }
 
 // A released batch's buffers go to the cache (columnar_memory.h), and the next batch takes them.
