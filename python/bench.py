@@ -191,7 +191,8 @@ def _spark():
     os.environ["PYTHONPATH"] = os.pathsep.join(
         [str(REPO / "python" / "examples"), os.environ.get("PYTHONPATH", "")])
     session = (SparkSession.builder.master("local[1]").config("spark.jars", jar)
-               .config("spark.ui.enabled", "false").getOrCreate())
+               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+               .getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
     return session
 

@@ -16,7 +16,11 @@
 // The columns (named after the proto fields; the mapping is fixed, whatever the records hold):
 //   * int32, sint32, sfixed32 -> int32; uint32, fixed32 -> uint32; int64, sint64, sfixed64 ->
 //     int64; uint64, fixed64 -> uint64 (zigzag and fixed encodings decoded); float, double, bool as
-//     such; enum -> int32 (its number); string -> utf8; bytes -> binary.
+//     such; enum -> int32 (its number); string -> utf8; bytes -> binary. A utf8 column holds
+//     well-formed UTF-8 only, as Arrow requires: a string upstream does not check (proto2,
+//     editions utf8_validation = NONE) that holds ill-formed bytes is accepted, as upstream accepts
+//     it, with U+FFFD for each maximal ill-formed subpart (as protobuf-java's getters give it;
+//     pbaccel/internal/utf8_replace.h).
 //   * A singular field with presence (proto2 and proto3 `optional`, editions EXPLICIT, a message,
 //     a oneof member) is nullable and null when absent; one without presence (proto3 implicit,
 //     editions IMPLICIT) holds its value or the type's zero, never null.
