@@ -24,6 +24,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -208,6 +209,36 @@ class ImportedArray {
 
 using BadRecords = std::vector<std::tuple<size_t, std::string>>;
 
+// Decodes `views` (with their null flags, or none) into the capsules and the bad records.
+nb::tuple DecodeViews(const Schema& schema, absl::Span<const absl::string_view> views,
+                      absl::Span<const uint8_t> nulls, const std::vector<std::string>& fields,
+                      const std::vector<std::string>& delta_fields, bool null_bad_records) {
+  ColumnarOptions options;
+  options.fields = fields;
+  options.delta_fields = delta_fields;
+  if (null_bad_records) options.on_bad_record = ColumnarOptions::OnBadRecord::kNull;
+  auto out_schema = std::make_unique<ArrowSchema>();
+  auto out_array = std::make_unique<ArrowArray>();
+  out_schema->release = nullptr;
+  out_array->release = nullptr;
+  ColumnarReport report;
+  absl::Status status;
+  {
+    nb::gil_scoped_release unlocked;
+    const bool any_null = std::find(nulls.begin(), nulls.end(), 1) != nulls.end();
+    status = any_null ? DecodeToArrow(schema.type(), views, nulls, options, out_schema.get(),
+                                      out_array.get(), &report)
+                      : DecodeToArrow(schema.type(), views, options, out_schema.get(),
+                                      out_array.get(), &report);
+  }
+  ThrowIfError(status);
+  BadRecords bad;
+  for (const auto& b : report.bad_records)
+    bad.emplace_back(b.index, std::string(b.error.message()));
+  return nb::make_tuple(SchemaCapsule(std::move(out_schema)), ArrayCapsule(std::move(out_array)),
+                        bad);
+}
+
 nb::tuple Decode(const Schema& schema, nb::list records, const std::vector<std::string>& fields,
                  const std::vector<std::string>& delta_fields, bool null_bad_records) {
   std::vector<absl::string_view> views;
@@ -222,12 +253,10 @@ nb::tuple Decode(const Schema& schema, nb::list records, const std::vector<std::
   } release_buffers{&buffers};
   views.reserve(records.size());
   nulls.reserve(records.size());
-  bool any_null = false;
   for (nb::handle item : records) {
     if (item.is_none()) {
       views.emplace_back();
       nulls.push_back(1);
-      any_null = true;
     } else if (PyBytes_Check(item.ptr())) {
       views.emplace_back(PyBytes_AS_STRING(item.ptr()),
                          static_cast<size_t>(PyBytes_GET_SIZE(item.ptr())));
@@ -250,31 +279,7 @@ nb::tuple Decode(const Schema& schema, nb::list records, const std::vector<std::
       nulls.push_back(0);
     }
   }
-  for (uint8_t n : nulls) any_null = any_null || n != 0;
-
-  ColumnarOptions options;
-  options.fields = fields;
-  options.delta_fields = delta_fields;
-  if (null_bad_records) options.on_bad_record = ColumnarOptions::OnBadRecord::kNull;
-  auto out_schema = std::make_unique<ArrowSchema>();
-  auto out_array = std::make_unique<ArrowArray>();
-  out_schema->release = nullptr;
-  out_array->release = nullptr;
-  ColumnarReport report;
-  absl::Status status;
-  {
-    nb::gil_scoped_release unlocked;
-    status = any_null ? DecodeToArrow(schema.type(), views, nulls, options, out_schema.get(),
-                                      out_array.get(), &report)
-                      : DecodeToArrow(schema.type(), views, options, out_schema.get(),
-                                      out_array.get(), &report);
-  }
-  ThrowIfError(status);
-  BadRecords bad;
-  for (const auto& b : report.bad_records)
-    bad.emplace_back(b.index, std::string(b.error.message()));
-  return nb::make_tuple(SchemaCapsule(std::move(out_schema)), ArrayCapsule(std::move(out_array)),
-                        bad);
+  return DecodeViews(schema, views, nulls, fields, delta_fields, null_bad_records);
 }
 
 nb::tuple DecodeDelimited(const Schema& schema, nb::bytes stream,
@@ -284,27 +289,7 @@ nb::tuple DecodeDelimited(const Schema& schema, nb::bytes stream,
       SplitDelimitedRecords(absl::string_view(stream.c_str(), stream.size()));
   ThrowIfError(split.status());
   // The views point into `stream`, which the caller's reference keeps alive.
-  ColumnarOptions options;
-  options.fields = fields;
-  options.delta_fields = delta_fields;
-  if (null_bad_records) options.on_bad_record = ColumnarOptions::OnBadRecord::kNull;
-  auto out_schema = std::make_unique<ArrowSchema>();
-  auto out_array = std::make_unique<ArrowArray>();
-  out_schema->release = nullptr;
-  out_array->release = nullptr;
-  ColumnarReport report;
-  absl::Status status;
-  {
-    nb::gil_scoped_release unlocked;
-    status =
-        DecodeToArrow(schema.type(), *split, options, out_schema.get(), out_array.get(), &report);
-  }
-  ThrowIfError(status);
-  BadRecords bad;
-  for (const auto& b : report.bad_records)
-    bad.emplace_back(b.index, std::string(b.error.message()));
-  return nb::make_tuple(SchemaCapsule(std::move(out_schema)), ArrayCapsule(std::move(out_array)),
-                        bad);
+  return DecodeViews(schema, *split, {}, fields, delta_fields, null_bad_records);
 }
 
 // --- One packed payload to numpy ---------------------------------------------------------------

@@ -95,6 +95,16 @@ def fill(message, rng: random.Random, depth: int = 0) -> None:
                 setattr(message, field.name, _scalar(rng, field))
 
 
+def varint(n: int) -> bytes:
+    """n as a protobuf varint."""
+    out = bytearray()
+    while n >= 0x80:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
 def mutate(record: bytes, rng: random.Random) -> bytes:
     """One random corruption: a byte changed, a cut, bytes inserted, a slice repeated."""
     data = bytearray(record)

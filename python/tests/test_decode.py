@@ -19,7 +19,7 @@ from google.protobuf import unknown_fields
 
 import pbaccel
 from conftest import CORPORA, corpus_records
-from random_messages import fill, mutate
+from random_messages import fill, mutate, varint
 from reference import Canon
 
 SYNTHETIC = [
@@ -250,20 +250,12 @@ def test_delimited_stream(descriptor_set, upstream):
         m = cls()
         fill(m, rng)
         records.append(m.SerializeToString())
-    stream = b"".join(_varint(len(r)) + r for r in records)
+    stream = b"".join(varint(len(r)) + r for r in records)
     decoder = pbaccel.Decoder(descriptor_set, "pbaccel.bench.Person")
     assert decoder.decode_delimited(stream).to_pylist() == decoder.decode(records).to_pylist()
     with pytest.raises(pbaccel.DecodeError, match="delimited stream: record 20"):
         decoder.decode_delimited(stream + b"\x05ab")
 
-
-def _varint(n):
-    out = bytearray()
-    while n >= 0x80:
-        out.append(n & 0x7F | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
 
 
 def test_decoded_buffers_are_not_copied(descriptor_set):

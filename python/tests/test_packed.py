@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import pbaccel
-from random_messages import _INT_RANGES, _integer
+from random_messages import _INT_RANGES, _integer, varint
 
 # dtype -> (PackedFields field, numpy dtype)
 DTYPES = {
@@ -31,19 +31,11 @@ DTYPES = {
 }
 
 
-def _varint(n):
-    out = bytearray()
-    while n >= 0x80:
-        out.append(n & 0x7F | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
 
 def payload_of(message, field):
     """The packed payload of `field` in `message`'s serialization (its only field)."""
     data = message.SerializeToString()
-    at = len(_varint(field.number << 3 | 2))
+    at = len(varint(field.number << 3 | 2))
     size = 0
     shift = 0
     while True:
@@ -84,12 +76,12 @@ def test_every_dtype_matches_upstream(upstream, kernel, dtype, count):
 
 def test_upstream_leniency_and_strict_mode():
     # A uint32 keeps the low 32 bits of a 64-bit varint; a 10-byte varint's bits past 63 dropped.
-    assert pbaccel.decode_packed(_varint(2**32 + 5), "uint32").tolist() == [5]
+    assert pbaccel.decode_packed(varint(2**32 + 5), "uint32").tolist() == [5]
     assert pbaccel.decode_packed(b"\xff" * 9 + b"\x7f", "uint64").tolist() == [2**64 - 1]
-    assert pbaccel.decode_packed(_varint(2**64 - 1), "int32").tolist() == [-1]
+    assert pbaccel.decode_packed(varint(2**64 - 1), "int32").tolist() == [-1]
     assert pbaccel.decode_packed(b"\x02", "bool").tolist() == [True]
     with pytest.raises(pbaccel.DecodeError):
-        pbaccel.decode_packed(_varint(2**32 + 5), "uint32", strict=True)
+        pbaccel.decode_packed(varint(2**32 + 5), "uint32", strict=True)
     with pytest.raises(pbaccel.DecodeError):
         pbaccel.decode_packed(b"\x02", "bool", strict=True)
 
