@@ -362,8 +362,10 @@ bool RecordDecoder::DecodeLongPacked(Column& c, const WireField& f) {
     c.values.Append(f.payload, n);
     return true;
   }
-  // At most one value per byte: room for n values is enough, and the buffer grows geometrically.
-  void* const out = c.values.Reserve(n * c.value_bytes);
+  // At most one value per byte: room for n values is enough, and the buffer grows geometrically;
+  // kBoundedTinySpareValues more let the bounded tiny decoder store whole groups.
+  const size_t room = n + kBoundedTinySpareValues;
+  void* const out = c.values.Reserve(room * c.value_bytes);
   const KernelDescriptor& kernel = *kernel_;
   const auto* const begin = reinterpret_cast<const uint8_t*>(f.payload);
   const auto* const stop = begin + n;
@@ -371,7 +373,7 @@ bool RecordDecoder::DecodeLongPacked(Column& c, const WireField& f) {
   // kernel's bounded tiny decoder if it has one, the rest (and what it declines) to the kernel.
   int count = kTinyUnhandled;
   if (TakesShortPath(n) && ShortTriesBoundedTiny(n)) {
-    count = kernel.DecodeTinyBounded(c.format, begin, stop, out, n);
+    count = kernel.DecodeTinyBounded(c.format, begin, stop, out, room);
   }
   if (count < 0) {
     const DecodeResult r = kernel.Decoder(c.format, false)(begin, stop, out, n, 0);

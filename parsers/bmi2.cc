@@ -14,8 +14,9 @@
 //     payload bits with ONE PEXT (mask 0x7F per byte: byte i's group lands at bit 7i) and cuts the
 //     values out of that with AVX2 variable shifts and masks, eight slots at once, stored whole
 //     (the `count` real ones are kept, the rest are overwritten by the next step). One PEXT and a
-//     few vector instructions per step, instead of one PEXT per varint (bool: value != 0 per slot
-//     by one compare, spread to bytes with PDEP). Delta and strict mode cut the slots with
+//     few vector instructions per step, instead of one PEXT per varint: eight 32-bit lanes for
+//     32-bit outputs (FanOut32), two vectors of 64-bit lanes for 64-bit ones (bool: value != 0 per
+//     slot by one compare, spread to bytes with PDEP). Delta and strict mode cut the slots with
 //     SHRX/BZHI instead (they need per-value work);
 //   * first and every 128 steps (lenient, non-delta formats), where no varint is open, runs of 64
 //     bytes without a continuation bit are widened straight to 64 slots (bool: min(byte, 1)), as
@@ -31,6 +32,12 @@
 // the same way. When either fires, the bounded scalar reader redoes the step from the start of its
 // first varint and names the error. zigzag and bool are fused into the vector store, delta into the
 // scalar stores.
+//
+// Short payloads (the generated parsers' tiny and short fields, decode_tiny and decode_tiny_bounded
+// in kernel_abi.h) take the same steps whole (Bmi2WholeSteps): the payload's continuation bits are
+// looked at once up front, so a fixed number of steps - two for 16 bytes, up to eight for 64 - runs
+// with no bounds, no one-byte run check, no scalar tail and no branch on the values, bytes past
+// the payload turned into continuation bytes that end no varint.
 //
 // The measurements behind these choices are in docs/kernels.md.
 //
@@ -148,7 +155,30 @@ inline Fields FanOut(uint64_t packed, const Bmi2Step& s) {
   return {field(shift, len), field(_mm_srli_si128(shift, 4), _mm_srli_si128(len, 4))};
 }
 
-// Stores the eight slots in the format's output type (32-bit: the low halves; bool: value != 0).
+// The step's slots 0..7 for 32-bit outputs: the low 32 bits of each bit field, in one vector of
+// 32-bit lanes (instead of two of 64-bit lanes and a repack). A field from bit `shift` (0 to 49)
+// takes the low word's bits from `shift` and the high word's below them, or for a shift of 32 or
+// more the high word's alone: AVX2's variable shifts give 0 for counts of 32 or more (negative
+// differences included), so the three shifts below cover every case without a select, and a
+// length of 32 or more masks nothing.
+inline __m256i FanOut32(uint64_t packed, const Bmi2Step& s) {
+  const __m256i lo = _mm256_set1_epi32(static_cast<int32_t>(static_cast<uint32_t>(packed)));
+  const __m256i hi = _mm256_set1_epi32(static_cast<int32_t>(static_cast<uint32_t>(packed >> 32)));
+  const __m256i shift =
+      _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.shift)));
+  const __m256i len =
+      _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.len)));
+  const __m256i k32 = _mm256_set1_epi32(32);
+  const __m256i one = _mm256_set1_epi32(1);
+  const __m256i low_part = _mm256_or_si256(_mm256_srlv_epi32(lo, shift),
+                                           _mm256_sllv_epi32(hi, _mm256_sub_epi32(k32, shift)));
+  const __m256i field =
+      _mm256_or_si256(low_part, _mm256_srlv_epi32(hi, _mm256_sub_epi32(shift, k32)));
+  return _mm256_and_si256(field, _mm256_sub_epi32(_mm256_sllv_epi32(one, len), one));
+}
+
+// Stores eight slots given in 64-bit lanes in the format's output type (64-bit integers; bool:
+// value != 0).
 template <VarintFormat F>
 inline void StoreFields(Fields f, typename FormatTraits<F>::Out* out) {
   if constexpr (F == VarintFormat::kBool) {
@@ -160,18 +190,25 @@ inline void StoreFields(Fields f, typename FormatTraits<F>::Out* out) {
         _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(f.hi, zero))));
     const uint64_t bytes = _pdep_u64(~(zero_lo | (zero_hi << 4)) & 0xFF, 0x0101010101010101ull);
     std::memcpy(out, &bytes, sizeof(bytes));
-  } else if constexpr (sizeof(typename FormatTraits<F>::Out) == 8) {
+  } else {
+    static_assert(sizeof(typename FormatTraits<F>::Out) == 8, "32-bit outputs: FanOut32");
     if constexpr (F == VarintFormat::kSInt64) {
       f.lo = ZigZag64(f.lo);
       f.hi = ZigZag64(f.hi);
     }
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), f.lo);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4), f.hi);
+  }
+}
+
+// Stores the step's eight slots (bit fields of `packed` as `s` describes them) into out[0, 8) in
+// the format's output type.
+template <VarintFormat F>
+inline void StoreStep(uint64_t packed, const Bmi2Step& s, typename FormatTraits<F>::Out* out) {
+  if constexpr (sizeof(typename FormatTraits<F>::Out) == 4) {
+    Store8x32<F>(FanOut32(packed, s), out);
   } else {
-    const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6);
-    Store8x32<F>(_mm256_blend_epi32(_mm256_permutevar8x32_epi32(f.lo, even),
-                                    _mm256_permutevar8x32_epi32(f.hi, even), 0xF0),
-                 out);
+    StoreFields<F>(FanOut(packed, s), out);
   }
 }
 
@@ -291,7 +328,7 @@ struct Bmi2Decoder {
                                                      const Bmi2Step& s, unsigned partial_bytes,
                                                      Out* out, Out* sum) {
     if constexpr (kVectorFanOut<F, kStrict>) {
-      StoreFields<F>(FanOut(packed, s), out);
+      StoreStep<F>(packed, s, out);
       out[0] = Traits::Convert(first);  // Slot 0 with the bits of earlier steps.
       return true;
     } else {
@@ -326,6 +363,156 @@ struct Bmi2Decoder {
   }
 };
 
+#if PBACCEL_BMI2_WORD_BYTES == 8  // Whole steps are 8 bytes; builds of other sizes go without.
+// Short payloads, whole: a payload checked up front (its continuation bits known, no varint left
+// open at its end) decoded in 8-byte steps with no bounds, no one-byte runs and no scalar tail.
+// Bytes past the payload are replaced by continuation bytes without payload bits, so no varint
+// ends there and every step past the payload stores nothing that counts; a varint crossing a step
+// is carried as in the step loop, up to 10 bytes. Each step stores kSlots slots at the values'
+// end: up to kSlots - 1 slots past the last value are overwritten.
+template <VarintFormat F>
+struct Bmi2WholeSteps {
+  static_assert(kBoundedTinySpareValues >= kSlots - 1, "a step stores kSlots slots from the count");
+  using Out = typename FormatTraits<F>::Out;
+  Out* out;
+  size_t count = 0;      // Values stored.
+  uint64_t partial = 0;  // The open varint's bits and bytes so far.
+  unsigned partial_bytes = 0;
+
+  // `w`: the step's 8 bytes; `valid`: how many are the payload's (0 to 8).
+  __attribute__((always_inline)) void Step(uint64_t w, unsigned valid) {
+    const uint64_t keep = _bzhi_u64(~uint64_t{0}, 8 * valid);  // All bytes for valid = 8.
+    w = (w & keep) | (kContinuationMask & ~keep);
+    const Bmi2Step& s = kPatterns.step[_pext_u64(w, kContinuationMask)];
+    const uint64_t packed = _pext_u64(w, kPayloadMask);
+    // A real varint has at most 9 bytes before this step; past the payload the open "varint" of
+    // continuation bytes grows by 8 a step, and its garbage (shift taken modulo 64) lands in a
+    // slot past the values.
+    const uint64_t first = partial | (_bzhi_u64(packed, s.len[0]) << ((7 * partial_bytes) & 63));
+    StoreStep<F>(packed, s, out + count);
+    out[count] = FormatTraits<F>::Convert(first);
+    const bool ended = s.count > 0;
+    partial = ended ? packed >> s.tail_shift : first;
+    partial_bytes = ended ? s.tail_bytes : partial_bytes + kWordBytes;
+    count += s.count;
+  }
+
+  // kSteps steps over the payload p[0, n), 8 <= n <= 8 * kSteps, reading only the payload: a step
+  // at or past the payload's last 8 bytes takes them shifted down (nothing of them, past its end).
+  // No branch on n: a step wholly past the payload stores nothing that counts.
+  template <int kSteps>
+  __attribute__((always_inline)) void Whole(const uint8_t* p, int n) {
+#pragma GCC unroll 16
+    for (int j = 0; j < kSteps; ++j) {
+      const int at = 8 * j < n - 8 ? 8 * j : n - 8;
+      const int valid = n - 8 * j < 0 ? 0 : n - 8 * j > 8 ? 8 : n - 8 * j;
+      // A step wholly past the payload shifts by anything (masked to 0-7 bytes): none is kept.
+      Step(LoadLittleEndian64(p + at) >> (8 * ((8 * j - at) & 7)), static_cast<unsigned>(valid));
+    }
+  }
+};
+
+// Bits i..i+9 of `more` all set, for some i: a varint of 11 bytes or more.
+inline bool HasOverlongVarint(uint64_t more) {
+  uint64_t run = more & (more >> 1);  // 2 in a row
+  run &= run >> 2;                    // 4
+  run &= run >> 4;                    // 8
+  return (run & (run >> 2)) != 0;     // 10
+}
+
+// decode_tiny (kernel_abi.h) by whole steps: the 16 high bits at once (malformed if the payload
+// ends inside a varint, declined if a varint runs past 10 bytes), one-byte payloads widened 16 at
+// a time, any other in two steps with no branch on the values: the first writes slots 0-7, the
+// second eight slots from at most slot 8, so within the 16 the caller's room holds.
+template <VarintFormat F>
+struct Bmi2TinyDecoder {
+  static int Run(const uint8_t* p, const uint8_t* end, void* out, int room) {
+    const int n = static_cast<int>(end - p);
+    if (n == 0) return 0;
+    const uint32_t in = (1u << n) - 1;  // n <= 16.
+    const uint32_t more = HighBitsOf16(p) & in;
+    if ((more >> (n - 1)) != 0) return kTinyMalformed;
+    if constexpr (!FormatTraits<F>::kDelta) {
+      if (more == 0 && room >= kTinyPayloadBytes) {
+        StoreOneByteValues<F, 16>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)),
+                                  static_cast<typename FormatTraits<F>::Out*>(out));
+        return n;
+      }
+    }
+    if (room < kTinyPayloadBytes) return TinyDecoder<F>::Run(p, end, out, room);
+    if (HasOverlongVarint(more)) return kTinyUnhandled;
+    if constexpr (FormatTraits<F>::kDelta) {
+      return TinyDecoder<F>::Run(p, end, out, room);
+    } else {
+      Bmi2WholeSteps<F> steps{static_cast<typename FormatTraits<F>::Out*>(out)};
+      steps.Step(LoadLittleEndian64(p), n < 8 ? static_cast<unsigned>(n) : 8u);
+      steps.Step(LoadLittleEndian64(p + 8), n > 8 ? static_cast<unsigned>(n - 8) : 0u);
+      return static_cast<int>(steps.count);
+    }
+  }
+};
+
+// decode_tiny_bounded (kernel_abi.h): a payload of up to 64 bytes is looked at whole first
+// (ReadTinyPayloadBits: declined or rejected before a value is written); one of one-byte varints
+// only is widened 16 at a time; any other, where `room` leaves kSlots - 1 values to spare past its
+// count, in whole steps - two for up to 16 bytes, four for 32, six for 48, eight for 64, without a
+// branch on the values. The rest (too little room to spare, 64-bit payloads of 65-128 bytes) goes
+// to the step loop itself, which writes only within `room`.
+template <VarintFormat F>
+struct Bmi2BoundedTinyDecoderImpl {
+  using Out = typename FormatTraits<F>::Out;
+
+  static int Run(const uint8_t* p, const uint8_t* end, void* out_void, int room) {
+    Out* const out = static_cast<Out*>(out_void);
+    const int n = static_cast<int>(end - p);
+    if (n == 0) return 0;
+    if (n <= 64) {
+      TinyPayloadBits bits;
+      if (const int declined = ReadTinyPayloadBits(p, n, room, &bits); declined != 0) {
+        return declined;
+      }
+      if (bits.more == 0) {
+        StoreOneByteRun<F>(p, n, out);
+        return n;
+      }
+      if (room - bits.count >= kSlots - 1) {
+        Bmi2WholeSteps<F> steps{out};
+        if (n < 8) {
+          steps.Step(bits.short_word, static_cast<unsigned>(n));
+        } else if (n <= 16) {
+          steps.template Whole<2>(p, n);
+        } else if (n <= 32) {
+          steps.template Whole<4>(p, n);
+        } else if (n <= 48) {
+          steps.template Whole<6>(p, n);
+        } else {
+          steps.template Whole<8>(p, n);
+        }
+        return bits.count;
+      }
+    }
+    if ((end[-1] & 0x80) != 0) return kTinyMalformed;  // Ends inside a varint, whatever the room.
+    const DecodeResult r =
+        Bmi2Decoder<F, false>::Run(p, end, out, static_cast<size_t>(room), /*delta_base=*/0);
+    // Not kOk: more values than the room, or a varint over 10 bytes; the caller's way names it.
+    return r.status == DecodeStatus::kOk ? static_cast<int>(r.count) : kTinyUnhandled;
+  }
+};
+
+template <VarintFormat F>
+struct Bmi2BoundedTinyDecoder {
+  static constexpr TinyDecodeFn Entry() {
+    if constexpr (FormatTraits<F>::kDelta) {
+      return nullptr;
+    } else {
+      return &Bmi2BoundedTinyDecoderImpl<F>::Run;
+    }
+  }
+  static constexpr TinyDecodeFn kRun = Entry();
+};
+
+#endif  // PBACCEL_BMI2_WORD_BYTES == 8
+
 size_t CountTerminatorsPopcnt(const uint8_t* p, const uint8_t* end) {
   const uint8_t* const begin = p;
   size_t count = 0;
@@ -353,7 +540,13 @@ size_t CountTerminatorsPopcnt(const uint8_t* p, const uint8_t* end) {
 }  // namespace
 
 extern const KernelDescriptor kBmi2Kernel;
-const KernelDescriptor kBmi2Kernel = MakeKernelDescriptor<Bmi2Decoder, ScalarSizer>(
+const KernelDescriptor kBmi2Kernel = MakeKernelDescriptor<Bmi2Decoder, ScalarSizer,
+#if PBACCEL_BMI2_WORD_BYTES == 8
+                                                          Bmi2TinyDecoder, Bmi2BoundedTinyDecoder
+#else
+                                                          TinyDecoder, NoBoundedTinyDecoder
+#endif
+                                                          >(
     "bmi2",
     "BMI2 SFVInt: fixed 8-byte steps, PEXT of the continuation bits indexes a compile-time table "
     "of bit fields, one PEXT packs the step's payload, AVX2 shifts cut 8 slots; varints up to 10 "

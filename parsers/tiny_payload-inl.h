@@ -14,6 +14,11 @@
 // bytes are taken. The loop carries only `stops` and the start offset from one varint to the next,
 // never a load, so the values decode in parallel rather than one load latency each.
 //
+// Also the pieces a kernel's own bounded tiny decoder (decode_tiny_bounded) builds on: the payload
+// looked at whole without reading past it (ReadTinyPayloadBits: its continuation bits, its count,
+// whether it must be declined or rejected) and one-byte payloads widened exactly
+// (StoreOneByteRun). bmi2 decodes the rest in whole steps (parsers/bmi2.cc).
+//
 // REQUIRES: included by varint_format-inl.h (inside an anonymous namespace within
 // pbaccel::internal, after FormatTraits and OutputSink); <emmintrin.h> comes with kernel_abi.h,
 // and a kernel compiled with BMI2 has included <immintrin.h>. Includes nothing, no include guard.
@@ -128,3 +133,83 @@ struct TinyDecoder {
     return count;
   }
 };
+
+#if defined(__SSE2__)
+// Bit i of the result: the high bit of byte i of the little-endian word w.
+inline uint32_t HighBitsOf8(uint64_t w) {
+  return static_cast<uint32_t>(_mm_movemask_epi8(_mm_cvtsi64_si128(static_cast<int64_t>(w)))) &
+         0xFFu;
+}
+
+// n one-byte varints (all < 0x80) at p to out[0, n), reading only [p, p + n) and writing only
+// out[0, n): 16 (or 8) at a time, the last group overlapping the one before it.
+template <VarintFormat F>
+inline void StoreOneByteRun(const uint8_t* p, int n, typename FormatTraits<F>::Out* out) {
+  using Out = typename FormatTraits<F>::Out;
+  if (n >= 16) {
+    for (int i = 0; i + 16 < n; i += 16) {
+      StoreOneByteValues<F, 16>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i)), out + i);
+    }
+    StoreOneByteValues<F, 16>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + n - 16)),
+                              out + n - 16);
+  } else if (n >= 8) {
+    StoreOneByteValues<F, 8>(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)), out);
+    StoreOneByteValues<F, 8>(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + n - 8)),
+                             out + n - 8);
+  } else {
+    for (int i = 0; i < n; ++i) out[i] = static_cast<Out>(FormatTraits<F>::Convert(p[i]));
+  }
+}
+
+// A bounded tiny payload of up to 64 bytes, looked at whole before a value is decoded, without
+// reading past it: its continuation bits 16 bytes per SSE2 load (the last load ending at the
+// payload's end, overlapping the one before it), or from two overlapping words under 16 bytes, or
+// from one word put together from the bytes under 8 (`short_word`, then the whole payload, zero
+// above it).
+struct TinyPayloadBits {
+  uint64_t more;        // Bit i: byte i has its continuation bit set.
+  int count;            // Varints: the bytes without it.
+  uint64_t short_word;  // Payloads of under 8 bytes: the payload.
+};
+
+// Fills `bits` for the payload p[0, n), 1 <= n <= 64, and settles what declines or rejects it:
+// returns kTinyMalformed if it ends inside a varint, kTinyUnhandled if a varint is longer than
+// kTinyVarintMaxBytes or there are more varints than `room`, else 0.
+inline int ReadTinyPayloadBits(const uint8_t* p, int n, int room, TinyPayloadBits* bits) {
+  uint64_t more = 0;
+  bits->short_word = 0;
+  if (n >= 16) {
+#pragma GCC unroll 4
+    for (int i = 0; i < 64; i += 16) {
+      const int at = i < n - 16 ? i : n - 16;
+      more |= uint64_t{HighBitsOf16(p + at)} << at;
+    }
+  } else if (n >= 8) {
+    uint64_t first, last;
+    std::memcpy(&first, p, 8);
+    std::memcpy(&last, p + n - 8, 8);
+    more = HighBitsOf8(first) | (uint64_t{HighBitsOf8(last)} << (n - 8));
+  } else {
+    // Bytes 0, n/2 and n-1 for n < 4; the first and last four (overlapping) for 4 to 7.
+    uint64_t w;
+    if (n >= 4) {
+      uint32_t first, last;
+      std::memcpy(&first, p, 4);
+      std::memcpy(&last, p + n - 4, 4);
+      w = first | (uint64_t{last} << (8 * (n - 4)));
+    } else {
+      w = p[0] | (uint64_t{p[n / 2]} << (8 * (n / 2))) | (uint64_t{p[n - 1]} << (8 * (n - 1)));
+    }
+    bits->short_word = w;
+    more = HighBitsOf8(w);
+  }
+  if (((more >> (n - 1)) & 1) != 0) return kTinyMalformed;  // Ends inside a varint.
+  uint64_t run = more;  // A run of kTinyVarintMaxBytes continuation bytes: a varint not taken.
+  for (int k = 1; k < kTinyVarintMaxBytes; k *= 2) run &= run >> k;
+  if (run != 0) return kTinyUnhandled;
+  const uint64_t in = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
+  bits->more = more;
+  bits->count = __builtin_popcountll(~more & in);
+  return bits->count > room ? kTinyUnhandled : 0;
+}
+#endif  // defined(__SSE2__)

@@ -562,9 +562,10 @@ TEST_P(KernelTest, TinyDecoderAgreesWithTheReference) {
 
 // decode_tiny_bounded (kernel_abi.h), where the kernel has one: the same kind of payloads, up to
 // kBoundedTinyPayloadBytes (128), flush against an inaccessible page (a read past the payload
-// faults), with room for no value, for one value too few, for exactly the values, and for 128. It
-// must write only out[0, result), decline (kTinyUnhandled) more values than the room, and
-// otherwise agree with the reference as decode_tiny does (payloads over their format's
+// faults), with room for no value, for one value too few, for exactly the values, for the values
+// and kBoundedTinySpareValues more (room a kernel may store whole groups into), and for 128. It
+// must write only out[0, room), decline (kTinyUnhandled) more values than the room, and otherwise
+// agree with the reference as decode_tiny does (payloads over their format's
 // BoundedTinyPayloadBytes may be declined). Kernels without one must have no entry for any format.
 TEST_P(KernelTest, BoundedTinyDecoderReadsAndWritesOnlyThePayload) {
   const bool has_bounded = kernel().BoundedTinyDecoder(VarintFormat::kUInt32) != nullptr;
@@ -588,17 +589,18 @@ TEST_P(KernelTest, BoundedTinyDecoderReadsAndWritesOnlyThePayload) {
           HasVarintLongerThan(payload, OutputSize(format) == 8 ? 8 : 4) ||
           payload.size() > static_cast<size_t>(internal::BoundedTinyPayloadBytes(format)) ||
           (payload.size() > 64 && values > 64);
-      for (const int room : {0, values - 1, values, internal::kBoundedTinyPayloadBytes}) {
+      for (const int room : {0, values - 1, values, values + internal::kBoundedTinySpareValues,
+                             internal::kBoundedTinyPayloadBytes}) {
         if (room < 0) continue;
         SCOPED_TRACE(absl::StrCat("kernel=", kernel().name, " format=", FormatName(format),
                                   " room=", room, " payload=[", Hex(payload), "]"));
         const size_t elem = OutputSize(format);
-        std::vector<unsigned char> out(internal::kBoundedTinyPayloadBytes * elem + 8, 0xA5);
+        std::vector<unsigned char> out(
+            (internal::kBoundedTinyPayloadBytes + internal::kBoundedTinySpareValues) * elem + 8,
+            0xA5);
         const int r = tiny(begin, begin + payload.size(), out.data(), room);
-        const size_t written = r > 0 ? static_cast<size_t>(r) * elem : 0;
-        for (size_t i = written; i < out.size(); ++i) {
-          ASSERT_EQ(out[i], 0xA5) << "wrote past the values at byte " << i << " (result " << r
-                                  << ")";
+        for (size_t i = static_cast<size_t>(room) * elem; i < out.size(); ++i) {
+          ASSERT_EQ(out[i], 0xA5) << "wrote past the room at byte " << i << " (result " << r << ")";
         }
         if (r == internal::kTinyUnhandled) {
           ASSERT_TRUE(may_decline || (expected.status == DecodeStatus::kOk && values > room))
@@ -616,6 +618,48 @@ TEST_P(KernelTest, BoundedTinyDecoderReadsAndWritesOnlyThePayload) {
         }
       }
     }
+  }
+}
+
+// bmi2's whole-step tiny decoders (parsers/bmi2.cc) run: they store eight slots per 8-byte step,
+// so, given room past the values, they write there (the per-varint decoders they replaced wrote
+// only the values). decode_tiny with its 16 values of room, and decode_tiny_bounded with
+// kBoundedTinySpareValues to spare, on payloads of two-byte varints (no one-byte shortcut) of
+// every size up to 64 bytes; with no room to spare the bounded one writes only the values.
+TEST(Bmi2KernelTest, WholeStepTinyDecodersStoreWholeSteps) {
+  const KernelEntry* bmi2 = internal::FindKernel("bmi2");
+  if (bmi2 == nullptr) GTEST_SKIP() << "bmi2 is not built for this architecture";
+  if ((bmi2->required_features & ~DetectedCpu().features) != 0) {
+    GTEST_SKIP() << "this CPU cannot run bmi2";
+  }
+  const KernelDescriptor& kernel = *bmi2->kernel;
+  for (int values = 1; values <= 32; ++values) {
+    std::string payload;
+    for (int i = 0; i < values; ++i) payload += Varint(200 + static_cast<uint64_t>(i), 2);
+    const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+    const auto* end = p + payload.size();
+    SCOPED_TRACE(absl::StrCat(values, " values"));
+    const auto written_past = [&](int result, const std::vector<uint32_t>& out) {
+      EXPECT_EQ(result, values);
+      for (int i = 0; i < values; ++i) EXPECT_EQ(out[i], 200u + static_cast<uint32_t>(i));
+      return std::any_of(out.begin() + values, out.end(), [](uint32_t v) { return v != ~0u; });
+    };
+    if (payload.size() <= static_cast<size_t>(internal::kTinyPayloadBytes)) {
+      std::string readable = payload + std::string(internal::kTinyReadableBytes, '\0');
+      std::vector<uint32_t> out(internal::kTinyPayloadBytes, ~0u);
+      const auto* q = reinterpret_cast<const uint8_t*>(readable.data());
+      const int r = kernel.TinyDecoder(VarintFormat::kUInt32)(q, q + payload.size(), out.data(),
+                                                              internal::kTinyPayloadBytes);
+      EXPECT_TRUE(written_past(r, out)) << "decode_tiny wrote only the values";
+    }
+    const int spare = values + internal::kBoundedTinySpareValues;
+    std::vector<uint32_t> out(static_cast<size_t>(spare), ~0u);
+    EXPECT_TRUE(written_past(
+        kernel.DecodeTinyBounded(VarintFormat::kUInt32, p, end, out.data(), out.size()), out))
+        << "decode_tiny_bounded wrote only the values";
+    std::vector<uint32_t> exact(static_cast<size_t>(values) + 8, ~0u);
+    EXPECT_FALSE(written_past(
+        kernel.DecodeTinyBounded(VarintFormat::kUInt32, p, end, exact.data(), values), exact));
   }
 }
 

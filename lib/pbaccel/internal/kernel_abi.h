@@ -126,9 +126,15 @@ using TinyDecodeFn = int (*)(const uint8_t* p, const uint8_t* end, void* out, in
 //   REQUIRES: 0 <= end - p <= kBoundedTinyPayloadBytes; [p, end) readable; `out` has room for
 //             `room` >= 0 values. Non-delta formats only (the entries of the delta formats are
 //             null).
-//   Reads:    only bytes in [p, end).  Writes: only out[0, result).
-//   Returns:  as decode_tiny; also kTinyUnhandled, having written nothing, when the payload
-//             holds more than `room` values.
+//   Reads:    only bytes in [p, end).
+//   Writes:   only out[0, room): the values to out[0, result); elements of out[result, room) may
+//             be overwritten too, also when the payload is declined or rejected (as `decode` may
+//             past its count).
+//   Returns:  as decode_tiny; also kTinyUnhandled when the payload holds more than `room` values.
+//
+// A caller that offers kBoundedTinySpareValues values of room past the most the payload can hold
+// (one per byte) lets a kernel store whole groups of values past the last one (bmi2 does, eight
+// slots per 8-byte step); with less, the kernel takes a slower way, never a wrong one.
 //
 // Its payloads go up to 64 bytes, four times decode_tiny's, and up to 128 for 64-bit outputs
 // (BoundedTinyPayloadBytes): with no slack to offer, a caller of the bounded decoder has no
@@ -138,6 +144,7 @@ using TinyDecodeFn = int (*)(const uint8_t* p, const uint8_t* end, void* out, in
 // decoder a payload of up to kBoundedTinyPayloadBytes in any format; one longer than its
 // format's BoundedTinyPayloadBytes is declined (kTinyUnhandled, nothing read or written).
 inline constexpr int kBoundedTinyPayloadBytes = 128;
+inline constexpr int kBoundedTinySpareValues = 8;
 constexpr int BoundedTinyPayloadBytes(VarintFormat format) {
   return format == VarintFormat::kInt64 || format == VarintFormat::kUInt64 ||
                  format == VarintFormat::kSInt64
