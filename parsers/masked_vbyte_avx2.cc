@@ -4,6 +4,11 @@
 // its bounds, its errors and what AVX2 changes) compiled for AVX2: the same steps and tables, with
 // 256-bit mask gathering, one-byte widening and 32-bit stores. Results are identical to
 // masked_vbyte's; lib/kernel_registry.cc says on which CPUs it is chosen.
+//
+// Its tiny and bounded tiny decoders (short packed fields) are bmi2's whole 8-byte steps
+// (step8_avx2-inl.h) without BMI2: PortableBits finds a step's pattern by a movemask and packs its
+// payload bits by shifts and masks, as the CPUs this kernel is for (AMD Zen 1/2) run PEXT in
+// microcode. What they leave goes to the Masked VByte decoder.
 
 #include <immintrin.h>
 
@@ -33,10 +38,20 @@ namespace {
 // The decoder, on the building blocks above.
 #include "parsers/masked_vbyte-inl.h"
 
+// Short payloads in whole 8-byte steps, without BMI2.
+#include "parsers/step8_avx2-inl.h"
+
+template <VarintFormat F>
+using WholeStepTinyDecoder = WholeStepTiny<PortableBits>::Decoder<F>;
+template <VarintFormat F>
+using WholeStepBoundedTinyDecoder =
+    WholeStepBoundedTiny<PortableBits, MaskedVByteDecoder>::Decoder<F>;
+
 }  // namespace
 
 extern const KernelDescriptor kMaskedVbyteAvx2Kernel;
-const KernelDescriptor kMaskedVbyteAvx2Kernel = MakeKernelDescriptor<MaskedVByteDecoder, SseSizer>(
+const KernelDescriptor kMaskedVbyteAvx2Kernel = MakeKernelDescriptor<
+    MaskedVByteDecoder, SseSizer, WholeStepTinyDecoder, WholeStepBoundedTinyDecoder>(
     "masked_vbyte_avx2",
     "AVX2 Masked VByte: masked_vbyte's decoder (12-byte masks, 4096-entry pshufb table, 3x5 and "
     "64-bit pair steps, in-kernel long path) with 256-bit mask gathering, one-byte runs widened 8 "

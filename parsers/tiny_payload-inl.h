@@ -174,7 +174,9 @@ struct TinyPayloadBits {
 
 // Fills `bits` for the payload p[0, n), 1 <= n <= 64, and settles what declines or rejects it:
 // returns kTinyMalformed if it ends inside a varint, kTinyUnhandled if a varint is longer than
-// kTinyVarintMaxBytes or there are more varints than `room`, else 0.
+// kLongest bytes (the most the caller's decoder takes) or there are more varints than `room`, else
+// 0.
+template <int kLongest>
 inline int ReadTinyPayloadBits(const uint8_t* p, int n, int room, TinyPayloadBits* bits) {
   uint64_t more = 0;
   bits->short_word = 0;
@@ -204,8 +206,11 @@ inline int ReadTinyPayloadBits(const uint8_t* p, int n, int room, TinyPayloadBit
     more = HighBitsOf8(w);
   }
   if (((more >> (n - 1)) & 1) != 0) return kTinyMalformed;  // Ends inside a varint.
-  uint64_t run = more;  // A run of kTinyVarintMaxBytes continuation bytes: a varint not taken.
-  for (int k = 1; k < kTinyVarintMaxBytes; k *= 2) run &= run >> k;
+  // A run of kLongest continuation bytes: a varint longer than kLongest bytes.
+  uint64_t run = more;
+  int length = 1;  // Bit i of `run`: bits i .. i + length - 1 of `more` are all set.
+  for (; 2 * length <= kLongest; length *= 2) run &= run >> length;
+  if (length < kLongest) run &= run >> (kLongest - length);
   if (run != 0) return kTinyUnhandled;
   const uint64_t in = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
   bits->more = more;

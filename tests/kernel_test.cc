@@ -621,18 +621,21 @@ TEST_P(KernelTest, BoundedTinyDecoderReadsAndWritesOnlyThePayload) {
   }
 }
 
-// bmi2's whole-step tiny decoders (parsers/bmi2.cc) run: they store eight slots per 8-byte step,
-// so, given room past the values, they write there (the per-varint decoders they replaced wrote
-// only the values). decode_tiny with its 16 values of room, and decode_tiny_bounded with
-// kBoundedTinySpareValues to spare, on payloads of two-byte varints (no one-byte shortcut) of
-// every size up to 64 bytes; with no room to spare the bounded one writes only the values.
-TEST(Bmi2KernelTest, WholeStepTinyDecodersStoreWholeSteps) {
-  const KernelEntry* bmi2 = internal::FindKernel("bmi2");
-  if (bmi2 == nullptr) GTEST_SKIP() << "bmi2 is not built for this architecture";
-  if ((bmi2->required_features & ~DetectedCpu().features) != 0) {
-    GTEST_SKIP() << "this CPU cannot run bmi2";
+// The whole-step tiny decoders (parsers/step8_avx2-inl.h) of bmi2 and masked_vbyte_avx2 run: they
+// store eight slots per 8-byte step, so, given room past the values, they write there (the
+// per-varint decoders they replaced wrote only the values). decode_tiny with its 16 values of
+// room, and decode_tiny_bounded with kBoundedTinySpareValues to spare, on payloads of two-byte
+// varints (no one-byte shortcut) of every size up to 64 bytes; with no room to spare the bounded
+// one writes only the values. Kernels this CPU cannot run are skipped, by name.
+class WholeStepKernelTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(WholeStepKernelTest, TinyDecodersStoreWholeSteps) {
+  const KernelEntry* entry = internal::FindKernel(GetParam());
+  if (entry == nullptr) GTEST_SKIP() << GetParam() << " is not built for this architecture";
+  if ((entry->required_features & ~DetectedCpu().features) != 0) {
+    GTEST_SKIP() << "this CPU cannot run " << GetParam();
   }
-  const KernelDescriptor& kernel = *bmi2->kernel;
+  const KernelDescriptor& kernel = *entry->kernel;
   for (int values = 1; values <= 32; ++values) {
     std::string payload;
     for (int i = 0; i < values; ++i) payload += Varint(200 + static_cast<uint64_t>(i), 2);
@@ -662,6 +665,12 @@ TEST(Bmi2KernelTest, WholeStepTinyDecodersStoreWholeSteps) {
         kernel.DecodeTinyBounded(VarintFormat::kUInt32, p, end, exact.data(), values), exact));
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(WholeStepKernels, WholeStepKernelTest,
+                         ::testing::Values("bmi2", "masked_vbyte_avx2"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param);
+                         });
 
 std::vector<KernelEntry> AllKernels() {
   const auto registry = internal::KernelRegistry();
