@@ -177,7 +177,8 @@ struct TinyPayloadBits {
 // kLongest bytes (the most the caller's decoder takes) or there are more varints than `room`, else
 // 0.
 template <int kLongest>
-inline int ReadTinyPayloadBits(const uint8_t* p, int n, int room, TinyPayloadBits* bits) {
+__attribute__((always_inline)) inline int ReadTinyPayloadBits(const uint8_t* p, int n, int room,
+                                                              TinyPayloadBits* bits) {
   uint64_t more = 0;
   bits->short_word = 0;
   if (n >= 16) {
