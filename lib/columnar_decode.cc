@@ -363,10 +363,10 @@ bool RecordDecoder::DecodeLongPacked(Column& c, const WireField& f) {
     return true;
   }
   // At most one value per byte: room for n values is enough, and the buffer grows geometrically;
-  // kBoundedTinySpareValues more let the bounded tiny decoder store whole groups.
-  const size_t room = n + kBoundedTinySpareValues;
-  void* const out = c.values.Reserve(room * c.value_bytes);
+  // the kernel's bounded_tiny_spare_values more let its bounded tiny decoder store whole groups.
   const KernelDescriptor& kernel = *kernel_;
+  const size_t room = n + kernel.bounded_tiny_spare_values;
+  void* const out = c.values.Reserve(room * c.value_bytes);
   const auto* const begin = reinterpret_cast<const uint8_t*>(f.payload);
   const auto* const stop = begin + n;
   // The generated parsers' ways (size_policy.h) past the tiny decoder: a short payload to the

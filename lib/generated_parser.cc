@@ -125,23 +125,23 @@ int DecodeShort(const char* p, const char* end, typename FormatTraits<F>::Out* o
 }
 
 // A payload on the short path (size_policy.h) that decode_tiny did not take, appended to `f`: room
-// for one value per byte and kBoundedTinySpareValues more (at least kTinyPayloadBytes; geometric
-// growth keeps that bounded by the input) is reserved once and the values are decoded straight
-// into the spare capacity (no count pass, no status), by the kernel's bounded tiny decoder (which
-// may store whole groups into the spare values), the kernel itself or DecodeShort, as
-// size_policy.h's ShortTriesBoundedTiny and ShortGoesToKernel choose. The room is inside the
-// field's size while they write it, as in ParseTinyOrShortPacked.
+// for one value per byte and the kernel's bounded_tiny_spare_values more (at least
+// kTinyPayloadBytes; geometric growth keeps that bounded by the input) is reserved once and the
+// values are decoded straight into the spare capacity (no count pass, no status), by the kernel's
+// bounded tiny decoder (which may store whole groups into the spare values), the kernel itself or
+// DecodeShort, as size_policy.h's ShortTriesBoundedTiny and ShortGoesToKernel choose. The room is
+// inside the field's size while they write it, as in ParseTinyOrShortPacked.
 template <VarintFormat F>
 ABSL_ATTRIBUTE_NOINLINE bool ParseShortPacked(const char* p, const char* end,
                                               RepeatedField<typename FormatTraits<F>::Out>* f) {
   const int n = static_cast<int>(end - p);  // At most kShortPackedBytes: no overflow.
   if (n == 0) return true;
   const int old = f->size();
-  const int spare = n + internal::kBoundedTinySpareValues;
+  const internal::KernelDescriptor& kernel = internal::ActiveKernel();
+  const int spare = n + static_cast<int>(kernel.bounded_tiny_spare_values);
   const int room = spare < internal::kTinyPayloadBytes ? internal::kTinyPayloadBytes : spare;
   if (f->Capacity() - old < room) f->Reserve(old + room);
   typename FormatTraits<F>::Out* const out = f->AddNAlreadyReserved(room);
-  const internal::KernelDescriptor& kernel = internal::ActiveKernel();
   const auto* const begin = reinterpret_cast<const uint8_t*>(p);
   const auto* const stop = reinterpret_cast<const uint8_t*>(end);
   const size_t bytes = static_cast<size_t>(n);

@@ -863,6 +863,7 @@ struct Avx512BoundedTinyDecoder {
     }
   }
   static constexpr TinyDecodeFn kRun = Entry();
+  static constexpr uint32_t kSpareValues = 0;  // Writes only the values.
 };
 
 // Encoded sizes with vplzcntd/q (AVX512CD): log2 = width - 1 - lzcnt(v | 1), then upstream's

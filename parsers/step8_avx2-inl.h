@@ -180,11 +180,12 @@ inline void StoreStep(uint64_t packed, const StepRecipe& s, typename FormatTrait
 // open at its end) decoded in 8-byte steps with no bounds, no one-byte runs and no scalar tail.
 // Bytes past the payload are replaced by continuation bytes without payload bits, so no varint
 // ends there and every step past the payload stores nothing that counts; a varint crossing a step
-// is carried, up to 10 bytes. Each step stores kSlots slots at the values' end: up to kSlots - 1
-// slots past the last value are overwritten. Not for the delta formats.
+// is carried, up to 10 bytes. Each step stores kSlots slots at the values' end: up to kSlots
+// slots past the last value are overwritten (all of them by a step wholly past the payload). Not
+// for the delta formats.
 template <VarintFormat F, class Bits>
 struct WholeSteps {
-  static_assert(kBoundedTinySpareValues >= kSlots - 1, "a step stores kSlots slots from the count");
+  static_assert(kBoundedTinySpareValues >= kSlots, "a step stores kSlots slots from the count");
   using Out = typename FormatTraits<F>::Out;
   Out* out;
   size_t count = 0;      // Values stored.
@@ -271,7 +272,7 @@ struct WholeStepTiny {
 // decode_tiny_bounded (kernel_abi.h) by whole steps: a payload of up to 64 bytes is looked at whole
 // first (ReadTinyPayloadBits: declined or rejected before a value is written, varints of up to 10
 // bytes taken); one of one-byte
-// varints only is widened 16 at a time; any other, where `room` leaves kSlots - 1 values to spare
+// varints only is widened 16 at a time; any other, where `room` leaves kSlots values to spare
 // past its count, in whole steps - two for up to 16 bytes, four for 32, six for 48, eight for 64,
 // without a branch on the values. The rest (too little room to spare, 64-bit payloads of 65-128
 // bytes, which a loop of whole steps took longer over than the kernel) goes to the kernel's
@@ -295,7 +296,7 @@ struct WholeStepBoundedTiny {
           StoreOneByteRun<F>(p, n, out);
           return n;
         }
-        if (room - bits.count >= kSlots - 1) {
+        if (room - bits.count >= static_cast<int>(kSpareValues)) {
           WholeSteps<F, Bits> steps{out};
           if (n < 8) {
             steps.Step(bits.short_word, static_cast<unsigned>(n));
@@ -326,5 +327,9 @@ struct WholeStepBoundedTiny {
       }
     }
     static constexpr TinyDecodeFn kRun = Entry();
+    // A step stores kSlots slots from the count; one wholly past the payload stores them all past
+    // the last value.
+    static constexpr uint32_t kSpareValues = kSlots;
+    static_assert(kSpareValues <= kBoundedTinySpareValues, "the most a caller offers");
   };
 };

@@ -128,10 +128,12 @@ class OutputSink {
 
 #include "parsers/tiny_payload-inl.h"
 
-// A kernel without a bounded tiny decoder (kernel_abi.h): every entry null.
+// A kernel without a bounded tiny decoder (kernel_abi.h): every entry null. A bounded tiny decoder
+// entry has its kRun and kSpareValues (the descriptor's bounded_tiny_spare_values).
 template <VarintFormat>
 struct NoBoundedTinyDecoder {
   static constexpr TinyDecodeFn kRun = nullptr;
+  static constexpr uint32_t kSpareValues = 0;
 };
 
 // Builds a kernel's descriptor from its decoder and sizer templates: Decoder<F, kStrict>::Run must
@@ -173,5 +175,6 @@ constexpr KernelDescriptor MakeKernelDescriptor(
        BoundedTiny<F::kDeltaUInt64>::kRun},
       inline_below_bytes,
       short_payloads_direct,
+      BoundedTiny<F::kUInt32>::kSpareValues,
   };
 }

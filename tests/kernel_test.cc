@@ -574,7 +574,12 @@ TEST_P(KernelTest, BoundedTinyDecoderReadsAndWritesOnlyThePayload) {
     ASSERT_EQ(kernel().BoundedTinyDecoder(format) != nullptr, has_bounded && !delta)
         << FormatName(format);
   }
-  if (!has_bounded) GTEST_SKIP() << kernel().name << " has no bounded tiny decoder";
+  ASSERT_LE(kernel().bounded_tiny_spare_values,
+            static_cast<uint32_t>(internal::kBoundedTinySpareValues));
+  if (!has_bounded) {
+    ASSERT_EQ(kernel().bounded_tiny_spare_values, 0u) << "spare room for no bounded decoder";
+    GTEST_SKIP() << kernel().name << " has no bounded tiny decoder";
+  }
   for (const std::string& payload : TinyPayloads(internal::kBoundedTinyPayloadBytes)) {
     const absl::string_view input = guard_.CopyFlushEnd(payload);
     const uint8_t* begin = reinterpret_cast<const uint8_t*>(input.data());
@@ -624,7 +629,8 @@ TEST_P(KernelTest, BoundedTinyDecoderReadsAndWritesOnlyThePayload) {
 // The whole-step tiny decoders (parsers/step8_avx2-inl.h) of bmi2 and masked_vbyte_avx2 run: they
 // store eight slots per 8-byte step, so, given room past the values, they write there (the
 // per-varint decoders they replaced wrote only the values). decode_tiny with its 16 values of
-// room, and decode_tiny_bounded with kBoundedTinySpareValues to spare, on payloads of two-byte
+// room, and decode_tiny_bounded with the spare room the kernel asks for (bounded_tiny_spare_values,
+// which must not be 0 for them), on payloads of two-byte
 // varints (no one-byte shortcut) of every size up to 64 bytes; with no room to spare the bounded
 // one writes only the values. Kernels this CPU cannot run are skipped, by name.
 class WholeStepKernelTest : public ::testing::TestWithParam<const char*> {};
@@ -636,6 +642,7 @@ TEST_P(WholeStepKernelTest, TinyDecodersStoreWholeSteps) {
     GTEST_SKIP() << "this CPU cannot run " << GetParam();
   }
   const KernelDescriptor& kernel = *entry->kernel;
+  ASSERT_GT(kernel.bounded_tiny_spare_values, 0u);
   for (int values = 1; values <= 32; ++values) {
     std::string payload;
     for (int i = 0; i < values; ++i) payload += Varint(200 + static_cast<uint64_t>(i), 2);
@@ -655,7 +662,7 @@ TEST_P(WholeStepKernelTest, TinyDecodersStoreWholeSteps) {
                                                               internal::kTinyPayloadBytes);
       EXPECT_TRUE(written_past(r, out)) << "decode_tiny wrote only the values";
     }
-    const int spare = values + internal::kBoundedTinySpareValues;
+    const int spare = values + static_cast<int>(kernel.bounded_tiny_spare_values);
     std::vector<uint32_t> out(static_cast<size_t>(spare), ~0u);
     EXPECT_TRUE(written_past(
         kernel.DecodeTinyBounded(VarintFormat::kUInt32, p, end, out.data(), out.size()), out))

@@ -132,9 +132,10 @@ using TinyDecodeFn = int (*)(const uint8_t* p, const uint8_t* end, void* out, in
 //             past its count).
 //   Returns:  as decode_tiny; also kTinyUnhandled when the payload holds more than `room` values.
 //
-// A caller that offers kBoundedTinySpareValues values of room past the most the payload can hold
-// (one per byte) lets a kernel store whole groups of values past the last one (bmi2 does, eight
-// slots per 8-byte step); with less, the kernel takes a slower way, never a wrong one.
+// A caller that offers the kernel's bounded_tiny_spare_values (below; at most
+// kBoundedTinySpareValues) values of room past the most the payload can hold (one per byte) lets
+// it store whole groups of values past the last one (bmi2 and masked_vbyte_avx2 do, eight slots
+// per 8-byte step); with less, the kernel takes a slower way, never a wrong one.
 //
 // Its payloads go up to 64 bytes, four times decode_tiny's, and up to 128 for 64-bit outputs
 // (BoundedTinyPayloadBytes): with no slack to offer, a caller of the bounded decoder has no
@@ -186,6 +187,9 @@ struct KernelDescriptor {
   // (true), or decode them with their own SSE2 loop (false): whichever measured the faster on
   // the real packed fields of testing/data (docs/kernels.md, "Size thresholds").
   bool short_payloads_direct;
+  // Values of room past a payload's bytes its bounded tiny decoder can put to use (0: it writes
+  // only the values; at most kBoundedTinySpareValues): what a caller with room to spare offers.
+  uint32_t bounded_tiny_spare_values;
 
   DecodeFn Decoder(VarintFormat format, bool strict) const {
     return decode[static_cast<int>(format)][strict ? 1 : 0];

@@ -1,0 +1,271 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// //bench:short_payloads: the real corpora's packed payloads of up to 128 bytes (where most real
+// packed fields are), by field and by size, through each way a kernel decodes them: the block
+// decoder (`decode`, the payload's bytes as the room), decode_tiny (payloads of up to 16 bytes,
+// room for 16 values, readable slack past the payload) and decode_tiny_bounded (room for the
+// payload's bytes plus kBoundedTinySpareValues), for every kernel this CPU runs. Nanoseconds per
+// payload, every payload of a set decoded in turn (so branch predictors see the real mix of sizes),
+// the best of --reps rounds with the ways interleaved; ratios between ways of one kernel are what a
+// noisy machine keeps.
+//
+//   ./bazelw run -c opt //bench:short_payloads [-- --data=DIR --reps=N]
+//
+// Every way's values are checked against the scalar kernel's first; exits 1 on a difference. A way
+// that declines some payloads (a tiny decoder without BMI2 takes varints of up to 4 bytes) is
+// timed declining them, which is cheap: its cell says what share it declined.
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
+#include "pbaccel/internal/kernel_registry.h"
+#include "pbaccel/kernels.h"
+#include "proto/osmformat.pb.h"
+#include "proto/profile.pb.h"
+#include "proto/vector_tile.pb.h"
+#include "testing/corpora/realdata_corpus.h"
+
+namespace pbaccel {
+namespace bench {
+namespace {
+
+using internal::KernelDescriptor;
+using internal::VarintFormat;
+
+void PutVarint(std::string* s, uint64_t v) {
+  for (; v >= 0x80; v >>= 7) s->push_back(static_cast<char>(v | 0x80));
+  s->push_back(static_cast<char>(v));
+}
+
+uint64_t ZigZag(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
+
+// One field's payloads of one size class, laid out back to back in `bytes` (kSlack more at the
+// end, so decode_tiny may read past the last one).
+struct PayloadSet {
+  std::string field;
+  VarintFormat format;
+  int min_bytes, max_bytes;
+  std::string bytes;
+  std::vector<std::pair<size_t, int>> at;  // Offset and size of each payload.
+};
+constexpr int kSlack = 32;
+
+// Adds `payload` to the set of its size among `sets` (one per size class of `field`).
+void Add(std::vector<PayloadSet>* sets, size_t first, const std::string& payload) {
+  const int n = static_cast<int>(payload.size());
+  for (size_t i = first; i < sets->size(); ++i) {
+    PayloadSet& s = (*sets)[i];
+    if (n >= s.min_bytes && n <= s.max_bytes) {
+      s.at.push_back({s.bytes.size(), n});
+      s.bytes += payload;
+      return;
+    }
+  }
+}
+
+size_t NewField(std::vector<PayloadSet>* sets, const char* field, VarintFormat format) {
+  const size_t first = sets->size();
+  for (const auto& [lo, hi] : {std::pair{1, 16}, {17, 32}, {33, 64}, {65, 128}}) {
+    sets->push_back({field, format, lo, hi, {}, {}});
+  }
+  return first;
+}
+
+bool CollectPayloads(const std::string& dir, std::vector<PayloadSet>* sets) {
+  const auto tiles = corpora::LoadMvt(dir);
+  const auto osm = corpora::LoadOsm(dir);
+  const auto pprof = corpora::LoadPprof(dir);
+  if (!tiles.ok() || !osm.ok()) {
+    std::fprintf(stderr, "short_payloads: %s\n",
+                 (!tiles.ok() ? tiles.status() : osm.status()).ToString().c_str());
+    return false;
+  }
+  const size_t geometry = NewField(sets, "tile geometry", VarintFormat::kUInt32);
+  const size_t tags = NewField(sets, "tile tags", VarintFormat::kUInt32);
+  for (const std::string& m : tiles->messages) {
+    vector_tile::Tile tile;
+    if (!tile.ParseFromString(m)) return false;
+    for (const auto& layer : tile.layers()) {
+      for (const auto& feature : layer.features()) {
+        std::string g, t;
+        for (uint32_t v : feature.geometry()) PutVarint(&g, v);
+        for (uint32_t v : feature.tags()) PutVarint(&t, v);
+        Add(sets, geometry, g);
+        Add(sets, tags, t);
+      }
+    }
+  }
+  const size_t refs = NewField(sets, "way refs", VarintFormat::kSInt64);
+  const size_t keys = NewField(sets, "way keys+vals", VarintFormat::kUInt32);
+  for (const std::string& m : osm->messages) {
+    OSMPBF::PrimitiveBlock block;
+    if (!block.ParseFromString(m)) return false;
+    for (const auto& group : block.primitivegroup()) {
+      for (const auto& way : group.ways()) {
+        std::string r, k, v;
+        for (int64_t x : way.refs()) PutVarint(&r, ZigZag(x));
+        for (uint32_t x : way.keys()) PutVarint(&k, x);
+        for (uint32_t x : way.vals()) PutVarint(&v, x);
+        Add(sets, refs, r);
+        Add(sets, keys, k);
+        Add(sets, keys, v);
+      }
+    }
+  }
+  if (pprof.ok()) {
+    const size_t locations = NewField(sets, "sample location ids", VarintFormat::kUInt64);
+    for (const std::string& m : pprof->messages) {
+      perftools::profiles::Profile profile;
+      if (!profile.ParseFromString(m)) return false;
+      for (const auto& sample : profile.sample()) {
+        std::string l;
+        for (uint64_t x : sample.location_id()) PutVarint(&l, x);
+        Add(sets, locations, l);
+      }
+    }
+  }
+  sets->erase(
+      std::remove_if(sets->begin(), sets->end(), [](const PayloadSet& s) { return s.at.empty(); }),
+      sets->end());
+  for (PayloadSet& s : *sets) s.bytes.append(kSlack, '\0');
+  return true;
+}
+
+size_t OutputBytes(VarintFormat f) {
+  switch (f) {
+    case VarintFormat::kInt64:
+    case VarintFormat::kUInt64:
+    case VarintFormat::kSInt64:
+    case VarintFormat::kDeltaUInt64: return 8;
+    case VarintFormat::kBool: return 1;
+    default: return 4;
+  }
+}
+
+enum Way { kDecode, kTiny, kBounded, kWays };
+volatile uint64_t g_sink;  // Keeps the decodes' results live.
+const char* const kWayNames[kWays] = {"decode", "decode_tiny", "decode_tiny_bounded"};
+
+// The values of payload `i` of `s` decoded `way` by `kernel` into `out` (room as the header says),
+// or -1 where the way does not apply or declines.
+int DecodeOne(const KernelDescriptor& kernel, Way way, const PayloadSet& s, size_t i,
+              unsigned char* out) {
+  const auto* p = reinterpret_cast<const uint8_t*>(s.bytes.data()) + s.at[i].first;
+  const int n = s.at[i].second;
+  switch (way) {
+    case kDecode: {
+      const internal::DecodeResult r =
+          kernel.Decoder(s.format, false)(p, p + n, out, static_cast<size_t>(n), 0);
+      return r.status == internal::DecodeStatus::kOk ? static_cast<int>(r.count) : -1;
+    }
+    case kTiny:
+      return n <= internal::kTinyPayloadBytes
+                 ? kernel.TinyDecoder(s.format)(p, p + n, out, internal::kTinyPayloadBytes)
+                 : -1;
+    default:
+      return kernel.DecodeTinyBounded(s.format, p, p + n, out,
+                                      static_cast<size_t>(n) + internal::kBoundedTinySpareValues);
+  }
+}
+
+int Main(int argc, char** argv) {
+  std::string dir = corpora::DefaultDataDir();
+  int reps = 200;
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view a = argv[i];
+    if (absl::ConsumePrefix(&a, "--data=")) {
+      dir = std::string(a);
+    } else if (!(absl::ConsumePrefix(&a, "--reps=") && absl::SimpleAtoi(a, &reps) && reps > 0)) {
+      std::fprintf(stderr, "usage: short_payloads [--data=DIR] [--reps=N]\n");
+      return 2;
+    }
+  }
+  std::vector<PayloadSet> sets;
+  if (dir.empty() || !CollectPayloads(dir, &sets)) {
+    std::fprintf(stderr, "short_payloads: cannot read the corpora under '%s'\n", dir.c_str());
+    return 1;
+  }
+  const KernelDescriptor& reference = *internal::FindKernel("scalar")->kernel;
+  std::vector<unsigned char> out(256 * 8), expected(256 * 8);
+  std::printf("%-20s %-7s %8s  %-18s %20s %20s %22s\n", "field", "bytes", "payloads", "kernel",
+              kWayNames[0], kWayNames[1], kWayNames[2]);
+  for (const PayloadSet& s : sets) {
+    const size_t elem = OutputBytes(s.format);
+    for (absl::string_view name : SupportedKernels()) {
+      const KernelDescriptor& kernel = *internal::FindKernel(name)->kernel;
+      // Checked first: every way that takes a payload gives the reference's values.
+      size_t declined[kWays] = {0, 0, 0};
+      for (size_t i = 0; i < s.at.size(); ++i) {
+        const int want = DecodeOne(reference, kDecode, s, i, expected.data());
+        for (int way = 0; way < kWays; ++way) {
+          const int got = DecodeOne(kernel, static_cast<Way>(way), s, i, out.data());
+          declined[way] += got < 0 ? 1 : 0;
+          if (got >= 0 && (got != want || std::memcmp(out.data(), expected.data(),
+                                                      static_cast<size_t>(want) * elem) != 0)) {
+            std::fprintf(stderr, "short_payloads: %s %s differs on a %s payload of %d bytes\n",
+                         std::string(name).c_str(), kWayNames[way], s.field.c_str(),
+                         s.at[i].second);
+            return 1;
+          }
+        }
+      }
+      double best[kWays] = {1e30, 1e30, 1e30};
+      const bool applies[kWays] = {true, s.max_bytes <= internal::kTinyPayloadBytes,
+                                   kernel.BoundedTinyDecoder(s.format) != nullptr &&
+                                       s.max_bytes <= internal::BoundedTinyPayloadBytes(s.format)};
+      uint64_t sink = 0;
+      for (int rep = 0; rep < reps; ++rep) {
+        for (int way = 0; way < kWays; ++way) {
+          if (!applies[way]) continue;
+          const auto start = std::chrono::steady_clock::now();
+          for (size_t i = 0; i < s.at.size(); ++i) {
+            sink +=
+                static_cast<uint64_t>(DecodeOne(kernel, static_cast<Way>(way), s, i, out.data()));
+          }
+          const double seconds =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          best[way] = std::min(best[way], seconds);
+        }
+      }
+      char cells[kWays][32];
+      for (int way = 0; way < kWays; ++way) {
+        if (applies[way]) {
+          const double ns = best[way] * 1e9 / static_cast<double>(s.at.size());
+          if (declined[way] == 0) {
+            std::snprintf(cells[way], sizeof(cells[way]), "%.1f", ns);
+          } else {
+            std::snprintf(
+                cells[way], sizeof(cells[way]), "%.1f (%.0f%% declined)", ns,
+                100.0 * static_cast<double>(declined[way]) / static_cast<double>(s.at.size()));
+          }
+        } else {
+          std::snprintf(cells[way], sizeof(cells[way]), "-");
+        }
+      }
+      char bytes[16];
+      std::snprintf(bytes, sizeof(bytes), "%d-%d", s.min_bytes, s.max_bytes);
+      g_sink = sink;
+      std::printf("%-20s %-7s %8zu  %-18s %20s %20s %22s\n", s.field.c_str(), bytes, s.at.size(),
+                  std::string(name).c_str(), cells[0], cells[1], cells[2]);
+    }
+  }
+  std::printf("(ns per payload, best of %d interleaved rounds; kernel in use: %s)\n", reps,
+              std::string(ActiveKernelName()).c_str());
+  return 0;
+}
+
+}  // namespace
+}  // namespace bench
+}  // namespace pbaccel
+
+int main(int argc, char** argv) { return pbaccel::bench::Main(argc, argv); }
