@@ -25,12 +25,12 @@
 //     bytes without a continuation bit are widened straight to 64 slots (bool: min(byte, 1)), as
 //     small values and bools come (the steps' eight slots per 8 bytes are the slow way to copy
 //     them);
-//   * a varint crossing into the next step leaves its bits in `partial` and its byte count in
-//     `partial_bytes`; the next step's first varint is partial | (its bits << 7 * partial_bytes).
+//   * a varint crossing into the next step leaves its bits and its byte count in an OpenVarint;
+//     the next step's first varint is those bits | (its bits << 7 * bytes).
 //     A varint longer than a step (up to 10 bytes, every negative int32) simply accumulates
 //     across steps: the same code path, no special case.
 // Validation is part of the step: the table also holds the first varint's length, so "does the
-// varint that ends (or continues) here exceed 10 bytes" is one compare of partial_bytes plus that
+// varint that ends (or continues) here exceed 10 bytes" is one compare of the open bytes plus that
 // length, a branch that is never taken on valid input. Strict mode checks the kept values' ranges
 // the same way. When either fires, the bounded scalar reader redoes the step from the start of its
 // first varint and names the error. zigzag and bool are fused into the vector store, delta into the
@@ -134,18 +134,17 @@ struct Bmi2Decoder {
   // The driver: alternates OneByteRuns (where the format has them) with passes of up to kMaxSteps
   // 8-byte steps that need no bounds check, each cutting the values ending in the step out of one
   // PEXT of its payload bits (PutStep). The varint left open at the end of a step is carried in
-  // (partial, partial_bytes). Whatever no full step covers, and any malformed input, is finished
+  // `open`. Whatever no full step covers, and any malformed input, is finished
   // by the bounded scalar reader from the start of the open varint.
   static DecodeResult Run(const uint8_t* p, const uint8_t* end, void* out_void, size_t cap,
                           uint64_t delta_base) {
     Out* const out = static_cast<Out*>(out_void);
     size_t n = 0;
-    uint64_t partial = 0;
-    unsigned partial_bytes = 0;
+    OpenVarint open;                         // The varint left open at the last step's end.
     Out sum = static_cast<Out>(delta_base);  // Delta formats: the last value kept.
     for (;;) {
       if constexpr (kVectorFanOut<F, kStrict>) {
-        if (partial_bytes == 0) OneByteRuns(&p, end, out, &n, cap);
+        if (open.bytes == 0) OneByteRuns(&p, end, out, &n, cap);
       }
       // Steps that need no bounds check: each reads 8 bytes and writes at most kSlots slots.
       size_t steps = end - p >= 8 ? static_cast<size_t>(end - p - 8) / kStepBytes + 1 : 0;
@@ -158,19 +157,14 @@ struct Bmi2Decoder {
         const uint64_t w = LoadLittleEndian64(p);
         const StepRecipe& s = kStepRecipes.step[Bmi2Bits::Pattern(w)];
         const uint64_t packed = Bmi2Bits::Payload(w);
-        // The first varint: its bits so far plus this step's (bits past 63 fall off, as upstream).
-        const uint64_t first = partial | (_bzhi_u64(packed, s.len[0]) << (7 * partial_bytes));
+        const uint64_t first = open.First<Bmi2Bits>(packed, s);
         // A varint reaching its 11th byte is malformed.
-        if (__builtin_expect(partial_bytes + s.first_len > 10, 0) ||
-            !PutStep(w, packed, first, s, partial_bytes, out + n, &sum)) {
+        if (__builtin_expect(open.bytes + s.first_len > 10, 0) ||
+            !PutStep(w, packed, first, s, open.bytes, out + n, &sum)) {
           malformed = true;
           break;
         }
-        // The varint left open at the step's end (or the one still open, if none ended).
-        const uint64_t tail = packed >> s.tail_shift;
-        const bool ended = s.count > 0;
-        partial = ended ? tail : first;
-        partial_bytes = ended ? s.tail_bytes : partial_bytes + kStepBytes;
+        open.Advance(packed, first, s);
         n += s.count;
         p += kStepBytes;
       } while (p != stop);
@@ -178,7 +172,7 @@ struct Bmi2Decoder {
     }
     // Finish from the start of the open varint: the bounded reader decodes the rest, reads
     // nothing past `end`, and names any error at its exact offset.
-    p -= partial_bytes;
+    p -= open.bytes;
     OutputSink<F> sink(out, static_cast<uint64_t>(sum));
     return DecodeTail<F, kStrict>(p, end, sink, n, cap);
   }
@@ -201,11 +195,10 @@ struct Bmi2Decoder {
   // fan-out. Delta and strict: slot by slot with BZHI, delta continuing from *sum. Returns false,
   // storing nothing that counts, when strict mode rejects a value.
   __attribute__((always_inline)) static bool PutStep(uint64_t w, uint64_t packed, uint64_t first,
-                                                     const StepRecipe& s, unsigned partial_bytes,
+                                                     const StepRecipe& s, unsigned open_bytes,
                                                      Out* out, Out* sum) {
     if constexpr (kVectorFanOut<F, kStrict>) {
-      StoreStep<F, Bmi2Bits>(packed, s, out);
-      out[0] = Traits::Convert(first);  // Slot 0 with the bits of earlier steps.
+      StoreStepValues<F, Bmi2Bits>(packed, first, s, out);
       return true;
     } else {
       uint64_t v[kSlots];
@@ -214,7 +207,7 @@ struct Bmi2Decoder {
       for (int k = 1; k < kSlots; ++k) v[k] = _bzhi_u64(packed >> s.shift[k], s.len[k]);
       if (kStrict) {
         // Values out of range, and a 10-byte varint whose last byte carries bits past 63.
-        bool bad = s.count > 0 && partial_bytes + s.first_len == 10 &&
+        bool bad = s.count > 0 && open_bytes + s.first_len == 10 &&
                    ((w >> (8 * (s.first_len - 1))) & 0x7F) > 1;
 #pragma GCC unroll 8
         for (int k = 0; k < kSlots; ++k) bad |= k < s.count && !Traits::FitsStrict(v[k]);

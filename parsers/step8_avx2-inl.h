@@ -40,7 +40,7 @@ struct alignas(32) StepRecipe {
   uint8_t tail_shift;     // 7 * (first byte after the last terminator).
   uint8_t tail_bytes;     // Bytes after the last terminator (kStepBytes if count == 0).
   uint8_t first_len;      // Bytes of the first varint within the step; kStepBytes + 1 if none
-                          // ends here (so partial_bytes + first_len > 10 flags both cases).
+                          // ends here (so open bytes + first_len > 10 flags both cases).
 };
 
 struct StepRecipes {
@@ -84,10 +84,7 @@ constexpr uint64_t kPayloadMask = 0x7F7F7F7F7F7F7F7Full;
 // and eight bits spread to bytes by a multiply (each byte a copy of the bits), a mask keeping bit
 // i in byte i, and an add that carries it to the byte's high bit.
 struct PortableBits {
-  static uint64_t Pattern(uint64_t w) {
-    return static_cast<uint64_t>(_mm_movemask_epi8(_mm_cvtsi64_si128(static_cast<int64_t>(w)))) &
-           0xFFu;
-  }
+  static uint64_t Pattern(uint64_t w) { return HighBitsOf8(w); }
   static uint64_t Payload(uint64_t w) {
     uint64_t x = w & kPayloadMask;
     x = (x & 0x007F007F007F007Full) | ((x & 0x7F007F007F007F00ull) >> 1);
@@ -176,6 +173,37 @@ inline void StoreStep(uint64_t packed, const StepRecipe& s, typename FormatTrait
   }
 }
 
+// Stores the step's values into out[0, 8): StoreStep, slot 0 being `first` (the step's first
+// value with the open varint's bits, OpenVarint::First).
+template <VarintFormat F, class Bits>
+inline void StoreStepValues(uint64_t packed, uint64_t first, const StepRecipe& s,
+                            typename FormatTraits<F>::Out* out) {
+  StoreStep<F, Bits>(packed, s, out);
+  out[0] = FormatTraits<F>::Convert(first);
+}
+
+// The varint left open at a step's end, carried into the next: its payload bits and bytes so far.
+struct OpenVarint {
+  uint64_t bits = 0;
+  unsigned bytes = 0;
+
+  // The step's first value: the open varint's bits, then the step's first field above them (bits
+  // past 63 fall off, as upstream drops them). A real varint has at most 9 bytes open here; the
+  // shift is taken modulo 64 for the whole steps' continuation bytes past a payload, whose
+  // garbage lands in a slot past the values (on x86 the shift does that anyway: no instruction).
+  template <class Bits>
+  uint64_t First(uint64_t packed, const StepRecipe& s) const {
+    return bits | (Bits::LowBits(packed, s.len[0]) << ((7 * bytes) & 63));
+  }
+
+  // After the step: its tail, or, when no varint ended in it, the same varint grown by the step.
+  void Advance(uint64_t packed, uint64_t first, const StepRecipe& s) {
+    const bool ended = s.count > 0;
+    bits = ended ? packed >> s.tail_shift : first;
+    bytes = ended ? s.tail_bytes : bytes + kStepBytes;
+  }
+};
+
 // Short payloads, whole: a payload checked up front (its continuation bits known, no varint left
 // open at its end) decoded in 8-byte steps with no bounds, no one-byte runs and no scalar tail.
 // Bytes past the payload are replaced by continuation bytes without payload bits, so no varint
@@ -188,9 +216,8 @@ struct WholeSteps {
   static_assert(kBoundedTinySpareValues >= kSlots, "a step stores kSlots slots from the count");
   using Out = typename FormatTraits<F>::Out;
   Out* out;
-  size_t count = 0;      // Values stored.
-  uint64_t partial = 0;  // The open varint's bits and bytes so far.
-  unsigned partial_bytes = 0;
+  size_t count = 0;  // Values stored.
+  OpenVarint open;
 
   // `w`: the step's 8 bytes; `valid`: how many are the payload's (0 to 8).
   __attribute__((always_inline)) void Step(uint64_t w, unsigned valid) {
@@ -198,16 +225,9 @@ struct WholeSteps {
     w = (w & keep) | (kContinuationMask & ~keep);
     const StepRecipe& s = kStepRecipes.step[Bits::Pattern(w)];
     const uint64_t packed = Bits::Payload(w);
-    // A real varint has at most 9 bytes before this step; past the payload the open "varint" of
-    // continuation bytes grows by 8 a step, and its garbage (shift taken modulo 64) lands in a
-    // slot past the values.
-    const uint64_t first =
-        partial | (Bits::LowBits(packed, s.len[0]) << ((7 * partial_bytes) & 63));
-    StoreStep<F, Bits>(packed, s, out + count);
-    out[count] = FormatTraits<F>::Convert(first);
-    const bool ended = s.count > 0;
-    partial = ended ? packed >> s.tail_shift : first;
-    partial_bytes = ended ? s.tail_bytes : partial_bytes + kStepBytes;
+    const uint64_t first = open.First<Bits>(packed, s);
+    StoreStepValues<F, Bits>(packed, first, s, out + count);
+    open.Advance(packed, first, s);
     count += s.count;
   }
 
@@ -226,14 +246,6 @@ struct WholeSteps {
   }
 };
 
-// Bits i..i+9 of `more` all set, for some i: a varint of 11 bytes or more.
-inline bool HasOverlongVarint(uint64_t more) {
-  uint64_t run = more & (more >> 1);  // 2 in a row
-  run &= run >> 2;                    // 4
-  run &= run >> 4;                    // 8
-  return (run & (run >> 2)) != 0;     // 10
-}
-
 // decode_tiny (kernel_abi.h) by whole steps: the 16 high bits at once (malformed if the payload
 // ends inside a varint, declined if a varint runs past 10 bytes), one-byte payloads widened 16 at
 // a time, any other in two steps with no branch on the values: the first writes slots 0-7, the
@@ -248,18 +260,12 @@ struct WholeStepTiny {
         return TinyDecoder<F>::Run(p, end, out, room);
       } else {
         using Out = typename FormatTraits<F>::Out;
-        const int n = static_cast<int>(end - p);
-        if (n == 0) return 0;
         if (room < kTinyPayloadBytes) return TinyDecoder<F>::Run(p, end, out, room);
-        const uint32_t in = (1u << n) - 1;  // n <= 16.
-        const uint32_t more = HighBitsOf16(p) & in;
-        if ((more >> (n - 1)) != 0) return kTinyMalformed;
-        if (more == 0) {
-          StoreOneByteValues<F, 16>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)),
-                                    static_cast<Out*>(out));
-          return n;
-        }
-        if (HasOverlongVarint(more)) return kTinyUnhandled;
+        const int n = static_cast<int>(end - p);
+        uint32_t more;
+        int result;
+        if (TinyPayloadFinished<F>(p, n, out, room, &more, &result)) return result;
+        if (HasVarintLongerThan<10>(more)) return kTinyUnhandled;
         WholeSteps<F, Bits> steps{static_cast<Out*>(out)};
         steps.Step(LoadLittleEndian64(p), n < 8 ? static_cast<unsigned>(n) : 8u);
         steps.Step(LoadLittleEndian64(p + 8), n > 8 ? static_cast<unsigned>(n - 8) : 0u);
@@ -271,12 +277,12 @@ struct WholeStepTiny {
 
 // decode_tiny_bounded (kernel_abi.h) by whole steps: a payload of up to 64 bytes is looked at whole
 // first (ReadTinyPayloadBits: declined or rejected before a value is written, varints of up to 10
-// bytes taken); one of one-byte
-// varints only is widened 16 at a time; any other, where `room` leaves kSlots values to spare
-// past its count, in whole steps - two for up to 16 bytes, four for 32, six for 48, eight for 64,
-// without a branch on the values. The rest (too little room to spare, 64-bit payloads of 65-128
-// bytes, which a loop of whole steps took longer over than the kernel) goes to the kernel's
-// lenient decoder Loop<F, false>, which writes only within `room`. Null for the delta formats.
+// bytes taken); one of one-byte varints only is widened 16 at a time; any other, where `room`
+// leaves kSpareValues values past its count, in whole steps - two for up to 16 bytes, four for 32,
+// six for 48, eight for 64, without a branch on the values. The rest (too little room to spare,
+// 64-bit payloads of 65-128 bytes, which a loop of whole steps took longer over than the kernel)
+// goes to the kernel's lenient decoder Loop<F, false>, which writes only within `room`. Null for
+// the delta formats.
 template <class Bits, template <VarintFormat, bool> class Loop>
 struct WholeStepBoundedTiny {
   template <VarintFormat F>
@@ -311,8 +317,9 @@ struct WholeStepBoundedTiny {
           }
           return bits.count;
         }
+      } else if ((end[-1] & 0x80) != 0) {
+        return kTinyMalformed;  // Ends inside a varint, whatever the room (as above).
       }
-      if ((end[-1] & 0x80) != 0) return kTinyMalformed;  // Ends inside a varint, whatever the room.
       const DecodeResult r =
           Loop<F, false>::Run(p, end, out, static_cast<size_t>(room), /*delta_base=*/0);
       // Not kOk: more values than the room, or a varint over 10 bytes; the caller's way names it.

@@ -97,29 +97,54 @@ inline void StoreOneByteValues(__m128i bytes, typename FormatTraits<F>::Out* out
 }
 #endif
 
+// Whether a payload whose continuation bits (bit i: byte i) are `more` holds a varint longer than
+// kLongest bytes: kLongest continuation bytes in a row.
+template <int kLongest>
+inline bool HasVarintLongerThan(uint64_t more) {
+  uint64_t run = more;
+  int length = 1;  // Bit i of `run`: bits i .. i + length - 1 of `more` are all set.
+  for (; 2 * length <= kLongest; length *= 2) run &= run >> length;
+  if (length < kLongest) run &= run >> (kLongest - length);
+  return run != 0;
+}
+
+// The start every decode_tiny shares, for the payload p[0, n), n <= 16: an empty payload (0
+// values), one that ends inside a varint (kTinyMalformed) and one of one-byte varints where the
+// room holds 16 values (widened 16 at once) are finished here: returns true with *result set.
+// Otherwise returns false with *more = the payload's continuation bits (bit i: byte i).
+template <VarintFormat F>
+inline bool TinyPayloadFinished(const uint8_t* p, int n, void* out, int room, uint32_t* more,
+                                int* result) {
+  *result = 0;
+  if (n == 0) return true;
+  *more = HighBitsOf16(p) & ((1u << n) - 1);
+  if ((*more >> (n - 1)) != 0) {  // The payload ends inside a varint.
+    *result = kTinyMalformed;
+    return true;
+  }
+#if defined(__SSE2__)
+  if constexpr (!FormatTraits<F>::kDelta) {
+    if (*more == 0 && room >= kTinyPayloadBytes) {
+      StoreOneByteValues<F, 16>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)),
+                                static_cast<typename FormatTraits<F>::Out*>(out));
+      *result = n;
+      return true;
+    }
+  }
+#endif
+  return false;
+}
+
 template <VarintFormat F>
 struct TinyDecoder {
   static int Run(const uint8_t* p, const uint8_t* end, void* out, int room) {
     const int n = static_cast<int>(end - p);
-    if (n == 0) return 0;
-    const uint32_t in = (1u << n) - 1;  // n <= 16.
-    const uint32_t more = HighBitsOf16(p) & in;
-    if ((more >> (n - 1)) != 0) return kTinyMalformed;  // The payload ends inside a varint.
-#if defined(__SSE2__)
-    if constexpr (!FormatTraits<F>::kDelta) {
-      if (more == 0 && room >= kTinyPayloadBytes) {
-        StoreOneByteValues<F, 16>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)),
-                                  static_cast<typename FormatTraits<F>::Out*>(out));
-        return n;
-      }
-    }
-#endif
-    // A run of kTinyVarintMaxBytes continuation bytes: a varint longer than this decoder takes.
-    uint32_t run = more;
-    for (int k = 1; k < kTinyVarintMaxBytes; k *= 2) run &= run >> k;
-    if (run != 0) return kTinyUnhandled;
+    uint32_t more;
+    int result;
+    if (TinyPayloadFinished<F>(p, n, out, room, &more, &result)) return result;
+    if (HasVarintLongerThan<kTinyVarintMaxBytes>(more)) return kTinyUnhandled;
     OutputSink<F> sink(out, 0);
-    uint32_t stops = ~more & in;
+    uint32_t stops = ~more & ((1u << n) - 1);
     int start = 0;
     int count = 0;
     do {
@@ -207,12 +232,7 @@ __attribute__((always_inline)) inline int ReadTinyPayloadBits(const uint8_t* p, 
     more = HighBitsOf8(w);
   }
   if (((more >> (n - 1)) & 1) != 0) return kTinyMalformed;  // Ends inside a varint.
-  // A run of kLongest continuation bytes: a varint longer than kLongest bytes.
-  uint64_t run = more;
-  int length = 1;  // Bit i of `run`: bits i .. i + length - 1 of `more` are all set.
-  for (; 2 * length <= kLongest; length *= 2) run &= run >> length;
-  if (length < kLongest) run &= run >> (kLongest - length);
-  if (run != 0) return kTinyUnhandled;
+  if (HasVarintLongerThan<kLongest>(more)) return kTinyUnhandled;
   const uint64_t in = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
   bits->more = more;
   bits->count = __builtin_popcountll(~more & in);
