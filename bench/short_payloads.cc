@@ -4,10 +4,11 @@
 // packed fields are), by field and by size, through each way a kernel decodes them: the block
 // decoder (`decode`, the payload's bytes as the room), decode_tiny (payloads of up to 16 bytes,
 // room for 16 values, readable slack past the payload) and decode_tiny_bounded (room for the
-// payload's bytes plus kBoundedTinySpareValues), for every kernel this CPU runs. Nanoseconds per
-// payload, every payload of a set decoded in turn (so branch predictors see the real mix of sizes),
-// the best of --reps rounds with the ways interleaved; ratios between ways of one kernel are what a
-// noisy machine keeps.
+// payload's bytes plus the kernel's bounded_tiny_spare_values, as the generated parsers offer), for
+// every kernel this CPU runs. The payloads are the files' own bytes, found by FieldReader.
+// Nanoseconds per payload, every payload of a set decoded in turn (so branch predictors see the
+// real mix of sizes), the best of --reps rounds with the ways interleaved; ratios between ways of
+// one kernel are what a noisy machine keeps.
 //
 //   ./bazelw run -c opt //bench:short_payloads [-- --data=DIR --reps=N]
 //
@@ -23,9 +24,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "pbaccel/field_reader.h"
 #include "pbaccel/internal/kernel_registry.h"
 #include "pbaccel/kernels.h"
 #include "proto/osmformat.pb.h"
@@ -40,15 +44,6 @@ namespace {
 using internal::KernelDescriptor;
 using internal::VarintFormat;
 
-void PutVarint(std::string* s, uint64_t v) {
-  for (; v >= 0x80; v >>= 7) s->push_back(static_cast<char>(v | 0x80));
-  s->push_back(static_cast<char>(v));
-}
-
-uint64_t ZigZag(int64_t v) {
-  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
-}
-
 // One field's payloads of one size class, laid out back to back in `bytes` (kSlack more at the
 // end, so decode_tiny may read past the last one).
 struct PayloadSet {
@@ -59,86 +54,112 @@ struct PayloadSet {
   std::vector<std::pair<size_t, int>> at;  // Offset and size of each payload.
 };
 constexpr int kSlack = 32;
+constexpr std::pair<int, int> kSizeClasses[] = {{1, 16}, {17, 32}, {33, 64}, {65, 128}};
 
-// Adds `payload` to the set of its size among `sets` (one per size class of `field`).
-void Add(std::vector<PayloadSet>* sets, size_t first, const std::string& payload) {
-  const int n = static_cast<int>(payload.size());
-  for (size_t i = first; i < sets->size(); ++i) {
-    PayloadSet& s = (*sets)[i];
-    if (n >= s.min_bytes && n <= s.max_bytes) {
-      s.at.push_back({s.bytes.size(), n});
-      s.bytes += payload;
-      return;
-    }
-  }
+// A packed field of the corpora: where it is (field numbers from the message down; every one but
+// the last a submessage) and what it decodes to.
+struct PackedField {
+  const char* corpus;  // "osm", "mvt" or "pprof".
+  const char* name;
+  VarintFormat format;
+  std::vector<uint32_t> path;
+};
+const std::vector<PackedField>& PackedFields() {
+  using OSMPBF::PrimitiveBlock;
+  using OSMPBF::PrimitiveGroup;
+  using OSMPBF::Way;
+  using vector_tile::Tile;
+  using Profile = perftools::profiles::Profile;
+  using Sample = perftools::profiles::Sample;
+  static const auto* fields = new std::vector<PackedField>{
+      {"mvt",
+       "tile geometry",
+       VarintFormat::kUInt32,
+       {Tile::kLayersFieldNumber, Tile::Layer::kFeaturesFieldNumber,
+        Tile::Feature::kGeometryFieldNumber}},
+      {"mvt",
+       "tile tags",
+       VarintFormat::kUInt32,
+       {Tile::kLayersFieldNumber, Tile::Layer::kFeaturesFieldNumber,
+        Tile::Feature::kTagsFieldNumber}},
+      {"osm",
+       "way refs",
+       VarintFormat::kSInt64,
+       {PrimitiveBlock::kPrimitivegroupFieldNumber, PrimitiveGroup::kWaysFieldNumber,
+        Way::kRefsFieldNumber}},
+      {"osm",
+       "way keys",
+       VarintFormat::kUInt32,
+       {PrimitiveBlock::kPrimitivegroupFieldNumber, PrimitiveGroup::kWaysFieldNumber,
+        Way::kKeysFieldNumber}},
+      {"osm",
+       "way vals",
+       VarintFormat::kUInt32,
+       {PrimitiveBlock::kPrimitivegroupFieldNumber, PrimitiveGroup::kWaysFieldNumber,
+        Way::kValsFieldNumber}},
+      {"pprof",
+       "sample location ids",
+       VarintFormat::kUInt64,
+       {Profile::kSampleFieldNumber, Sample::kLocationIdFieldNumber}},
+  };
+  return *fields;
 }
 
-size_t NewField(std::vector<PayloadSet>* sets, const char* field, VarintFormat format) {
-  const size_t first = sets->size();
-  for (const auto& [lo, hi] : {std::pair{1, 16}, {17, 32}, {33, 64}, {65, 128}}) {
-    sets->push_back({field, format, lo, hi, {}, {}});
+// Calls `on_payload` for each length-delimited field at `path` (from `depth` on) below `bytes`,
+// read by the library's FieldReader: the payloads exactly as the files hold them.
+template <typename Fn>
+absl::Status ForEachAt(absl::string_view bytes, const std::vector<uint32_t>& path, size_t depth,
+                       Fn& on_payload) {
+  FieldReader reader(bytes);
+  Field f;
+  while (reader.Next(&f)) {
+    if (f.number != path[depth] || f.wire_type != WireType::kLengthDelimited) continue;
+    if (depth + 1 == path.size()) {
+      on_payload(f.data);
+    } else if (absl::Status s = ForEachAt(f.data, path, depth + 1, on_payload); !s.ok()) {
+      return s;
+    }
   }
-  return first;
+  return reader.status();
 }
 
-bool CollectPayloads(const std::string& dir, std::vector<PayloadSet>* sets) {
-  const auto tiles = corpora::LoadMvt(dir);
-  const auto osm = corpora::LoadOsm(dir);
-  const auto pprof = corpora::LoadPprof(dir);
-  if (!tiles.ok() || !osm.ok()) {
-    std::fprintf(stderr, "short_payloads: %s\n",
-                 (!tiles.ok() ? tiles.status() : osm.status()).ToString().c_str());
-    return false;
-  }
-  const size_t geometry = NewField(sets, "tile geometry", VarintFormat::kUInt32);
-  const size_t tags = NewField(sets, "tile tags", VarintFormat::kUInt32);
-  for (const std::string& m : tiles->messages) {
-    vector_tile::Tile tile;
-    if (!tile.ParseFromString(m)) return false;
-    for (const auto& layer : tile.layers()) {
-      for (const auto& feature : layer.features()) {
-        std::string g, t;
-        for (uint32_t v : feature.geometry()) PutVarint(&g, v);
-        for (uint32_t v : feature.tags()) PutVarint(&t, v);
-        Add(sets, geometry, g);
-        Add(sets, tags, t);
+// The sets of every packed field of PackedFields() in the corpora under `dir`, by size class
+// (empty sets left out).
+absl::StatusOr<std::vector<PayloadSet>> CollectPayloads(const std::string& dir) {
+  const std::pair<const char*, absl::StatusOr<corpora::Corpus>> corpora[] = {
+      {"osm", corpora::LoadOsm(dir)},
+      {"mvt", corpora::LoadMvt(dir)},
+      {"pprof", corpora::LoadPprof(dir)}};
+  std::vector<PayloadSet> sets;
+  for (const PackedField& field : PackedFields()) {
+    const size_t first = sets.size();
+    for (const auto& [lo, hi] : kSizeClasses) sets.push_back({field.name, field.format, lo, hi});
+    auto add = [&](absl::string_view payload) {
+      const int n = static_cast<int>(payload.size());
+      for (size_t i = first; i < sets.size(); ++i) {
+        if (n >= sets[i].min_bytes && n <= sets[i].max_bytes) {
+          sets[i].at.push_back({sets[i].bytes.size(), n});
+          sets[i].bytes.append(payload.data(), payload.size());
+          break;
+        }
+      }
+    };
+    for (const auto& [name, corpus] : corpora) {
+      if (absl::string_view(name) != field.corpus) continue;
+      if (!corpus.ok()) {
+        if (field.corpus == absl::string_view("pprof")) continue;  // Optional: not in every DIR.
+        return corpus.status();
+      }
+      for (const std::string& message : corpus->messages) {
+        if (absl::Status s = ForEachAt(message, field.path, 0, add); !s.ok()) return s;
       }
     }
   }
-  const size_t refs = NewField(sets, "way refs", VarintFormat::kSInt64);
-  const size_t keys = NewField(sets, "way keys+vals", VarintFormat::kUInt32);
-  for (const std::string& m : osm->messages) {
-    OSMPBF::PrimitiveBlock block;
-    if (!block.ParseFromString(m)) return false;
-    for (const auto& group : block.primitivegroup()) {
-      for (const auto& way : group.ways()) {
-        std::string r, k, v;
-        for (int64_t x : way.refs()) PutVarint(&r, ZigZag(x));
-        for (uint32_t x : way.keys()) PutVarint(&k, x);
-        for (uint32_t x : way.vals()) PutVarint(&v, x);
-        Add(sets, refs, r);
-        Add(sets, keys, k);
-        Add(sets, keys, v);
-      }
-    }
-  }
-  if (pprof.ok()) {
-    const size_t locations = NewField(sets, "sample location ids", VarintFormat::kUInt64);
-    for (const std::string& m : pprof->messages) {
-      perftools::profiles::Profile profile;
-      if (!profile.ParseFromString(m)) return false;
-      for (const auto& sample : profile.sample()) {
-        std::string l;
-        for (uint64_t x : sample.location_id()) PutVarint(&l, x);
-        Add(sets, locations, l);
-      }
-    }
-  }
-  sets->erase(
-      std::remove_if(sets->begin(), sets->end(), [](const PayloadSet& s) { return s.at.empty(); }),
-      sets->end());
-  for (PayloadSet& s : *sets) s.bytes.append(kSlack, '\0');
-  return true;
+  sets.erase(
+      std::remove_if(sets.begin(), sets.end(), [](const PayloadSet& s) { return s.at.empty(); }),
+      sets.end());
+  for (PayloadSet& s : sets) s.bytes.append(kSlack, '\0');
+  return sets;
 }
 
 size_t OutputBytes(VarintFormat f) {
@@ -174,7 +195,7 @@ int DecodeOne(const KernelDescriptor& kernel, Way way, const PayloadSet& s, size
                  : -1;
     default:
       return kernel.DecodeTinyBounded(s.format, p, p + n, out,
-                                      static_cast<size_t>(n) + internal::kBoundedTinySpareValues);
+                                      static_cast<size_t>(n) + kernel.bounded_tiny_spare_values);
   }
 }
 
@@ -190,11 +211,18 @@ int Main(int argc, char** argv) {
       return 2;
     }
   }
-  std::vector<PayloadSet> sets;
-  if (dir.empty() || !CollectPayloads(dir, &sets)) {
-    std::fprintf(stderr, "short_payloads: cannot read the corpora under '%s'\n", dir.c_str());
+  if (dir.empty()) {
+    std::fprintf(stderr,
+                 "short_payloads: testing/data not found; run it with bazel run, or pass "
+                 "--data\n");
     return 1;
   }
+  const absl::StatusOr<std::vector<PayloadSet>> collected = CollectPayloads(dir);
+  if (!collected.ok()) {
+    std::fprintf(stderr, "short_payloads: %s\n", collected.status().ToString().c_str());
+    return 1;
+  }
+  const std::vector<PayloadSet>& sets = *collected;
   const KernelDescriptor& reference = *internal::FindKernel("scalar")->kernel;
   std::vector<unsigned char> out(256 * 8), expected(256 * 8);
   std::printf("%-20s %-7s %8s  %-18s %20s %20s %22s\n", "field", "bytes", "payloads", "kernel",
