@@ -1,7 +1,10 @@
 // Copyright 2026 The pbaccel Authors.
 //
-// CPU detection with CPUID and XGETBV. Reference: Intel SDM vol. 2A "CPUID", AMD APM vol. 3
-// "CPUID Fn0000_0001/0000_0007/8000_0001"; XCR0 bit layout from Intel SDM vol. 1 §13.3.
+// CPU detection. x86-64: CPUID and XGETBV (Intel SDM vol. 2A "CPUID", AMD APM vol. 3
+// "CPUID Fn0000_0001/0000_0007/8000_0001"; XCR0 bit layout from Intel SDM vol. 1 §13.3). AArch64
+// Linux: getauxval's hardware capabilities (Linux's Documentation/arch/arm64/elf_hwcaps.rst) and
+// MIDR_EL1 (Arm ARM D23.2, "MIDR_EL1": implementer bits 31:24, part number bits 15:4), which Linux
+// emulates for user space when HWCAP_CPUID is set (Documentation/arch/arm64/cpu-feature-registers).
 
 #include "pbaccel/cpu_features.h"
 
@@ -12,6 +15,9 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #define PBACCEL_X86 1
+#elif defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#define PBACCEL_ARM64_LINUX 1
 #endif
 
 namespace pbaccel {
@@ -107,6 +113,31 @@ CpuInfo Detect() {
   cpu.features = f;
   return cpu;
 }
+#elif PBACCEL_ARM64_LINUX
+// The bits of linux/arch/arm64/include/uapi/asm/hwcap.h that pbaccel reads (kernel ABI: fixed).
+constexpr unsigned long kHwcapAsimd = 1ul << 1;
+constexpr unsigned long kHwcapCpuid = 1ul << 11;
+constexpr unsigned long kHwcapSve = 1ul << 22;
+constexpr unsigned long kHwcap2Sve2 = 1ul << 1;
+
+CpuInfo Detect() {
+  CpuInfo cpu;
+  cpu.vendor = CpuVendor::kArm;
+  const unsigned long hwcap = getauxval(AT_HWCAP);
+  const unsigned long hwcap2 = getauxval(AT_HWCAP2);
+  uint32_t f = 0;
+  if (hwcap & kHwcapAsimd) f |= kCpuNeon;
+  if (hwcap & kHwcapSve) f |= kCpuSve;
+  if ((hwcap & kHwcapSve) && (hwcap2 & kHwcap2Sve2)) f |= kCpuSve2;
+  cpu.features = f;
+  if (hwcap & kHwcapCpuid) {
+    uint64_t midr;
+    __asm__("mrs %0, MIDR_EL1" : "=r"(midr));
+    cpu.family = static_cast<uint32_t>((midr >> 24) & 0xFF);  // Implementer: 0x41 Arm, ...
+    cpu.model = static_cast<uint32_t>((midr >> 4) & 0xFFF);   // Part: 0xd0c Neoverse N1, ...
+  }
+  return cpu;
+}
 #else
 CpuInfo Detect() { return CpuInfo{}; }
 #endif
@@ -130,6 +161,9 @@ constexpr FeatureName kFeatureNames[] = {
     {kCpuAvx512CD, "avx512cd"},
     {kCpuAvx512Vbmi, "avx512vbmi"},
     {kCpuAvx512Vbmi2, "avx512vbmi2"},
+    {kCpuNeon, "neon"},
+    {kCpuSve, "sve"},
+    {kCpuSve2, "sve2"},
 };
 
 }  // namespace
@@ -154,6 +188,7 @@ const char* CpuVendorName(CpuVendor vendor) {
   switch (vendor) {
     case CpuVendor::kIntel: return "Intel";
     case CpuVendor::kAmd: return "AMD";
+    case CpuVendor::kArm: return "Arm";
     case CpuVendor::kOther: break;
   }
   return "other";

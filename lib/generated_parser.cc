@@ -49,8 +49,10 @@ namespace {
 using google::protobuf::MessageLite;
 using google::protobuf::RepeatedField;
 using internal::FormatTraits;
-using internal::StoreOneByteValues;
 using internal::VarintFormat;
+#if defined(__SSE2__)
+using internal::StoreOneByteValues;
+#endif
 
 // --- The short packed path -----------------------------------------------------------------------
 

@@ -52,6 +52,7 @@ bool Avx512LowersClock(const CpuInfo& cpu) {
 
 namespace {
 
+#if PBACCEL_X86_KERNELS
 // Veto functions for registry entries (later kernels use them: the PEXT kernel vetoes on
 // PextIsMicrocoded, the 512-bit kernel on Avx512LowersClock).
 const char* VetoSlowPext(const CpuInfo& cpu) {
@@ -64,6 +65,7 @@ const char* VetoClockDrop(const CpuInfo& cpu) {
              ? "512-bit instructions lower the core clock on this CPU (Skylake-SP/Cascade Lake)"
              : nullptr;
 }
+#endif  // PBACCEL_X86_KERNELS
 
 // The rows of parsers/kernels.bzl, in priority order: avx512 (64-byte blocks; wherever the CPU has
 // VBMI/VBMI2 and no clock drop), bmi2 (fast PEXT and AVX2), masked_vbyte_avx2 (AVX2 where PEXT is

@@ -26,11 +26,16 @@ ARCHES = {
         guard = "PBACCEL_X86_KERNELS",
         cmake_processors = "x86_64|AMD64|amd64",
     ),
+    "aarch64": struct(
+        config = "//parsers:aarch64",
+        guard = "PBACCEL_ARM64_KERNELS",
+        cmake_processors = "aarch64|arm64|ARM64",
+    ),
 }
 
 # The CPU features a kernel may declare: the name (as pbaccel::CpuFeatureNames prints it), the
 # architecture it belongs to, the CpuFeature enumerator the registry checks, and the compiler flag
-# that lets the compiler use it.
+# that lets the compiler use it ("" for a feature of the architecture's baseline, which needs none).
 CPU_FEATURES = {
     "ssse3": struct(arch = "x86_64", enum = "kCpuSsse3", copt = "-mssse3"),
     "sse4.1": struct(arch = "x86_64", enum = "kCpuSse41", copt = "-msse4.1"),
@@ -45,6 +50,7 @@ CPU_FEATURES = {
     "avx512cd": struct(arch = "x86_64", enum = "kCpuAvx512CD", copt = "-mavx512cd"),
     "avx512vbmi": struct(arch = "x86_64", enum = "kCpuAvx512Vbmi", copt = "-mavx512vbmi"),
     "avx512vbmi2": struct(arch = "x86_64", enum = "kCpuAvx512Vbmi2", copt = "-mavx512vbmi2"),
+    "neon": struct(arch = "aarch64", enum = "kCpuNeon", copt = ""),
 }
 
 # The kernels, in priority order: auto-selection takes the first row whose features the CPU has and
@@ -80,13 +86,20 @@ KERNELS = [
         features = ["ssse3", "sse4.1", "popcnt"],
         veto = None,
     ),
+    struct(
+        name = "neon",
+        arch = "aarch64",
+        # TBL shuffles from the masked_vbyte shape tables, SLI joins (Advanced SIMD: baseline).
+        features = ["neon"],
+        veto = None,
+    ),
     struct(name = "portable", arch = "any", features = [], veto = None),
     struct(name = "scalar", arch = "any", features = [], veto = None),
 ]
 
 def kernel_copts(kernel):
     """The compiler flags of `kernel`: exactly one per declared feature."""
-    return [CPU_FEATURES[f].copt for f in kernel.features]
+    return [CPU_FEATURES[f].copt for f in kernel.features if CPU_FEATURES[f].copt]
 
 def descriptor_symbol(name):
     """The C++ name of a kernel's KernelDescriptor: masked_vbyte_avx2 -> kMaskedVbyteAvx2Kernel."""
@@ -131,9 +144,13 @@ def pbaccel_kernels():
             if CPU_FEATURES[f].arch != k.arch:
                 fail("kernel %s (%s) declares %s, a feature of %s" %
                      (k.name, k.arch, f, CPU_FEATURES[f].arch))
+        # Off its architecture a kernel's library is empty (`//...` builds every target).
+        srcs = [k.name + ".cc"]
+        if k.arch != "any":
+            srcs = select({ARCHES[k.arch].config: srcs, "//conditions:default": []})
         native.cc_library(
             name = k.name,
-            srcs = [k.name + ".cc"],
+            srcs = srcs,
             copts = kernel_copts(k),
             deps = [":kernel_abi"],
             # Keeps the descriptor, which only the registry refers to.

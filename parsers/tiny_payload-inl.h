@@ -20,7 +20,8 @@
 // (StoreOneByteRun). bmi2 decodes the rest in whole steps (parsers/bmi2.cc).
 //
 // REQUIRES: included by varint_format-inl.h (inside an anonymous namespace within
-// pbaccel::internal, after FormatTraits and OutputSink); <emmintrin.h> comes with kernel_abi.h,
+// pbaccel::internal, after FormatTraits and OutputSink); <emmintrin.h> (<arm_neon.h> on AArch64)
+// comes with kernel_abi.h,
 // and a kernel compiled with BMI2 has included <immintrin.h>. Includes nothing, no include guard.
 
 // Bit i of the result: the high bit of byte i of p[0..16).
@@ -28,6 +29,15 @@ inline uint32_t HighBitsOf16(const uint8_t* p) {
 #if defined(__SSE2__)
   return static_cast<uint32_t>(
       _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+#elif defined(__ARM_NEON)
+  // No movemask: each byte's sign spread by a shift, masked with its bit's weight, each half
+  // summed.
+  static constexpr uint8_t kWeights[16] = {1, 2, 4, 8, 16, 32, 64, 128,
+                                           1, 2, 4, 8, 16, 32, 64, 128};
+  const uint8x16_t sign =
+      vreinterpretq_u8_s8(vshrq_n_s8(vld1q_s8(reinterpret_cast<const int8_t*>(p)), 7));
+  const uint8x16_t bits = vandq_u8(sign, vld1q_u8(kWeights));
+  return vaddv_u8(vget_low_u8(bits)) | (static_cast<uint32_t>(vaddv_u8(vget_high_u8(bits))) << 8);
 #else
   uint32_t bits = 0;
   for (int i = 0; i < 16; ++i) bits |= static_cast<uint32_t>(p[i] >> 7) << i;

@@ -2,6 +2,7 @@
 
 #include "pbaccel/cpu_features.h"
 
+#include <cstdint>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -30,6 +31,22 @@ TEST(CpuFeaturesTest, AgreesWithCompilerBuiltins) {
     EXPECT_EQ(cpu.vendor, CpuVendor::kIntel);
   }
   EXPECT_GE(cpu.family, 6u);
+#elif defined(__aarch64__) && defined(__linux__)
+  EXPECT_EQ(cpu.vendor, CpuVendor::kArm);
+  EXPECT_TRUE(cpu.Has(kCpuNeon)) << "Advanced SIMD is part of every AArch64 Linux system";
+  if (cpu.Has(kCpuSve2)) {
+    EXPECT_TRUE(cpu.Has(kCpuSve));
+  }
+  if (cpu.Has(kCpuSve)) {
+    // An SVE instruction runs (it would be SIGILL where the feature is wrongly reported): RDVL
+    // X0, #1 (encoded by hand: this file is compiled without SVE) gives the vector length in
+    // bytes, a multiple of 16 from 16 to 256.
+    uint64_t vector_bytes;
+    __asm__ volatile(".inst 0x04bf5020\n mov %0, x0" : "=r"(vector_bytes) : : "x0");
+    EXPECT_EQ(vector_bytes % 16, 0u);
+    EXPECT_GE(vector_bytes, 16u);
+    EXPECT_LE(vector_bytes, 256u);
+  }
 #else
   EXPECT_EQ(cpu.features, 0u);
 #endif

@@ -5,21 +5,24 @@
 # linked. $1: a differential binary linking proto/parser_test3's cc_proto_library.
 set -u
 bin="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+# A cross build's tests run the program through its emulator (ctest sets PBACCEL_TEST_EMULATOR to
+# CMAKE_CROSSCOMPILING_EMULATOR, e.g. "qemu-aarch64 -cpu max"); empty otherwise.
+emulator=${PBACCEL_TEST_EMULATOR:-}
 cd "${TEST_TMPDIR:-$(mktemp -d)}" || exit 1
 fail() { echo "FAIL: $*"; exit 1; }
 
 # proto3 strings: the malformed inputs make upstream log "invalid UTF-8 data" many times.
-"$bin" --messages=pbaccel.test3.All3 --iterations=20 >out.txt 2>&1 || fail "All3: exit $?: $(cat out.txt)"
+$emulator "$bin" --messages=pbaccel.test3.All3 --iterations=20 >out.txt 2>&1 || fail "All3: exit $?: $(cat out.txt)"
 grep -q '^pbaccel.test3.All3: .* valid and .* malformed inputs.*kernels run: ' out.txt ||
   fail "no summary line: $(cat out.txt)"
 grep -q 'upstream logged [0-9]* line' out.txt || fail "upstream's log lines not counted: $(cat out.txt)"
 ! grep -q '^\[libprotobuf' out.txt || fail "upstream's log lines printed: $(grep -m3 libprotobuf out.txt)"
 
-! "$bin" --messages=pbaccel.test3.Al3 >out.txt 2>&1 || fail "a misspelt type passed"
+! $emulator "$bin" --messages=pbaccel.test3.Al3 >out.txt 2>&1 || fail "a misspelt type passed"
 grep -q 'no such message type: pbaccel.test3.Al3 (linked types of its package: .*pbaccel.test3.All3' out.txt ||
   fail "misspelt type: $(cat out.txt)"
 
-! "$bin" --messages=elsewhere.Order >out.txt 2>&1 || fail "an unlinked type passed"
+! $emulator "$bin" --messages=elsewhere.Order >out.txt 2>&1 || fail "an unlinked type passed"
 grep -q 'message type elsewhere.Order is not linked: add its cc_proto_library to deps' out.txt ||
   fail "unlinked type: $(cat out.txt)"
 echo "PASS"

@@ -43,14 +43,6 @@
 #include "tests/record_stream.h"
 #include "tests/stack_probe.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define PBACCEL_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PBACCEL_ASAN 1
-#endif
-#endif
-
 namespace pbaccel {
 namespace {
 

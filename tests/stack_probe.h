@@ -17,6 +17,16 @@
 #include <functional>
 #include <vector>
 
+// Defined when the test runs under AddressSanitizer (which moves and pads stack frames), as GCC
+// (__SANITIZE_ADDRESS__) and clang (__has_feature) say it.
+#if defined(__SANITIZE_ADDRESS__)
+#define PBACCEL_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PBACCEL_ASAN 1
+#endif
+#endif
+
 namespace pbaccel {
 
 inline void* RunFunction(void* fn) {

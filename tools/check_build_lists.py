@@ -38,6 +38,8 @@ CMAKE_ONLY = {
     "realdata_bench_check": "//bench:realdata's checks, run once against this build's protobuf",
     "build_lists_test": "this check",
     "editions_test": "edition 2023 needs protoc 27: the CMake build on protobuf 27",
+    "kernel_isa_aarch64_test": "the AArch64 kernels' object code: the CMake cross build (Bazel "
+                               "builds x86-64 only here; //tests:kernel_isa_test scans those)",
 }
 
 # Test protos that only one build compiles, and why.

@@ -2,12 +2,15 @@
 //
 // cpu_features.h: what the CPU running pbaccel can do, as far as pbaccel's kernels care.
 //
-// pbaccel builds with baseline x86-64 flags and picks its decoding kernel at run time. This header
-// exposes the detection it uses: CPUID feature bits, the operating system's support for the AVX and
-// AVX-512 register state (XGETBV), and the vendor/family/model that the dispatch policy needs for
-// per-microarchitecture rules (see pbaccel/kernels.h).
+// pbaccel builds with baseline flags and picks its decoding kernel at run time. This header
+// exposes the detection it uses. On x86-64: CPUID feature bits, the operating system's support for
+// the AVX and AVX-512 register state (XGETBV), and the vendor/family/model that the dispatch policy
+// needs for per-microarchitecture rules (see pbaccel/kernels.h). On AArch64 (Linux): the kernel's
+// hardware capabilities (getauxval(AT_HWCAP), AT_HWCAP2), and the main ID register (MIDR_EL1,
+// which Linux emulates for user space where HWCAP_CPUID says so) as vendor = implementer, family
+// = implementer code, model = part number.
 //
-// On non-x86 builds every feature reads as absent.
+// On other architectures every feature reads as absent.
 
 #ifndef PBACCEL_CPU_FEATURES_H_
 #define PBACCEL_CPU_FEATURES_H_
@@ -36,9 +39,13 @@ enum CpuFeature : uint32_t {
   kCpuAvx512CD = 1u << 10,
   kCpuAvx512Vbmi = 1u << 11,
   kCpuAvx512Vbmi2 = 1u << 12,
+  // AArch64.
+  kCpuNeon = 1u << 13,  // Advanced SIMD (HWCAP_ASIMD): every AArch64 CPU Linux runs on has it.
+  kCpuSve = 1u << 14,
+  kCpuSve2 = 1u << 15,
 };
 
-enum class CpuVendor { kOther, kIntel, kAmd };
+enum class CpuVendor { kOther, kIntel, kAmd, kArm };
 
 // What DetectCpu() found. Plain data, so tests can build one by hand to exercise the dispatch
 // policy for CPUs they do not run on.
@@ -58,7 +65,8 @@ const CpuInfo& DetectedCpu();
 // "sse4.1 avx2 bmi2 ..." for the given feature mask, in CpuFeature order; "(none)" for 0.
 std::string CpuFeatureNames(uint32_t features);
 
-// "AMD", "Intel" or "other".
+// "AMD", "Intel", "Arm" (an AArch64 CPU, whoever designed it: its implementer code is the
+// family) or "other".
 const char* CpuVendorName(CpuVendor vendor);
 
 // A multi-line human-readable report: vendor, family/model in hex, brand, and every feature

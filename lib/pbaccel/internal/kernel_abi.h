@@ -56,6 +56,8 @@
 
 #if defined(__SSE2__)
 #include <emmintrin.h>  // For the shared -inl.h headers' SSE2 paths (tiny_payload-inl.h).
+#elif defined(__ARM_NEON)
+#include <arm_neon.h>  // For their NEON paths (AArch64's baseline).
 #endif
 
 namespace pbaccel {

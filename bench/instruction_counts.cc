@@ -1,0 +1,161 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// instruction_counts: a fixed amount of decoding work and nothing else, repeated, for counting the
+// instructions it retires where its time cannot be measured (AArch64 under qemu: docs/arm64.md;
+// tools/arm64_instructions.sh runs it under qemu's instruction-counting plugin).
+//
+//   instruction_counts --workload=W2 --n=4096 --decoder=upstream|kernel:<name> --reps=R
+//       a synthetic row (docs/workloads.md; bench/packed_input.h's inputs and operations, as
+//       //bench:compare times them): upstream's ParseFromString of the message holding the packed
+//       field, or a kernel's decode called directly;
+//   instruction_counts --corpus=osm|tiles|pprof --data=DIR --decoder=upstream|pbaccel --reps=R
+//       a real corpus (testing/corpora/realdata_corpus.h), every message parsed into one reused
+//       message: upstream's ParseFromString, or pbaccel::ParseMessage (the generated parsers, with
+//       the kernel PBACCEL_KERNEL names or the automatic one).
+//
+// Before the repetitions it checks the decoder's result against upstream's (exits 1 on a
+// difference). Prints the units one repetition decodes (values, or message bytes) and a checksum.
+// Two runs, with R and 2R repetitions, differ by exactly R repetitions' instructions: loading,
+// checking and start-up cancel out.
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/string_view.h"
+#include "bench/packed_input.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "pbaccel/internal/kernel_registry.h"
+#include "pbaccel/pbaccel.h"
+#include "proto/osmformat.pb.h"
+#include "proto/profile.pb.h"
+#include "proto/vector_tile.pb.h"
+#include "testing/corpora/realdata_corpus.h"
+
+namespace pbaccel {
+namespace {
+
+struct Options {
+  std::string workload;
+  size_t n = 4096;
+  std::string corpus;
+  std::string data = "testing/data";
+  std::string decoder = "upstream";
+  long reps = 1;
+};
+
+[[noreturn]] void Fail(const std::string& message) {
+  std::fprintf(stderr, "instruction_counts: %s\n", message.c_str());
+  std::exit(1);
+}
+
+Options ParseOptions(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const absl::string_view arg = argv[i];
+    const auto value = [&](absl::string_view flag, std::string* out) {
+      if (!absl::StartsWith(arg, flag)) return false;
+      *out = std::string(arg.substr(flag.size()));
+      return true;
+    };
+    std::string v;
+    if (value("--workload=", &o.workload) || value("--corpus=", &o.corpus) ||
+        value("--data=", &o.data) || value("--decoder=", &o.decoder)) {
+      continue;
+    }
+    if (value("--n=", &v) && absl::SimpleAtoi(v, &o.n)) continue;
+    if (value("--reps=", &v) && absl::SimpleAtoi(v, &o.reps) && o.reps >= 0) continue;
+    Fail("unknown or malformed argument: " + std::string(arg));
+  }
+  if (o.workload.empty() == o.corpus.empty()) Fail("give --workload=... or --corpus=...");
+  return o;
+}
+
+int RunWorkload(const Options& o) {
+  const workloads::PayloadWorkload* w = workloads::FindPayloadWorkload(o.workload);
+  if (w == nullptr) Fail("no workload " + o.workload);
+  const bench::PackedInput input = bench::MakePackedInput(*w, o.n);
+  bench::DecodeOutputs out;
+  const internal::KernelDescriptor* kernel = nullptr;
+  if (absl::StartsWith(o.decoder, "kernel:")) {
+    const internal::KernelEntry* entry = internal::FindKernel(o.decoder.substr(7));
+    if (entry == nullptr) Fail("no kernel " + o.decoder.substr(7));
+    kernel = entry->kernel;
+    // Checked against upstream first, through the public API under this kernel.
+    ScopedKernelOverride use(kernel->name);
+    for (size_t i = 0; i < input.arrays; ++i) {
+      if (bench::PbaccelValues(input, i) != bench::UpstreamValues(input, i)) {
+        Fail("kernel " + std::string(kernel->name) + " differs from upstream on array " +
+             std::to_string(i));
+      }
+    }
+  } else if (o.decoder != "upstream") {
+    Fail("--decoder for a workload: upstream or kernel:<name>");
+  }
+  uint64_t checksum = 0;
+  for (long r = 0; r < o.reps; ++r) {
+    checksum += kernel != nullptr ? bench::DecodeWithKernel(*kernel, input, &out)
+                                  : bench::ParseWithUpstream(input, &out);
+  }
+  std::printf("workload %s n=%zu decoder=%s reps=%ld values_per_rep=%zu checksum=%llu\n",
+              o.workload.c_str(), o.n, o.decoder.c_str(), o.reps, input.total_values(),
+              static_cast<unsigned long long>(checksum));
+  return 0;
+}
+
+template <typename Message>
+int RunCorpus(const Options& o, const corpora::Corpus& corpus) {
+  const bool upstream = o.decoder == "upstream";
+  if (!upstream && o.decoder != "pbaccel") Fail("--decoder for a corpus: upstream or pbaccel");
+  Message message;
+  for (const std::string& bytes : corpus.messages) {
+    Message expected;
+    if (!expected.ParseFromString(bytes)) Fail("upstream rejects a message of " + corpus.name);
+    const absl::Status s = ParseMessage(bytes, &message);
+    if (!s.ok() || !google::protobuf::util::MessageDifferencer::Equals(expected, message)) {
+      Fail("pbaccel differs from upstream on " + corpus.name + ": " + s.ToString());
+    }
+  }
+  uint64_t checksum = 0;
+  for (long r = 0; r < o.reps; ++r) {
+    for (const std::string& bytes : corpus.messages) {
+      if (upstream) {
+        if (!message.ParseFromString(bytes)) Fail("upstream rejected a message");
+      } else if (!ParseMessage(bytes, &message).ok()) {
+        Fail("pbaccel rejected a message");
+      }
+      checksum += static_cast<uint64_t>(message.ByteSizeLong() == bytes.size());
+    }
+  }
+  std::printf(
+      "corpus %s decoder=%s kernel=%s reps=%ld bytes_per_rep=%zu messages=%zu checksum=%llu\n",
+      corpus.name.c_str(), o.decoder.c_str(), std::string(ActiveKernelName()).c_str(), o.reps,
+      corpus.bytes(), corpus.messages.size(), static_cast<unsigned long long>(checksum));
+  return 0;
+}
+
+int Main(int argc, char** argv) {
+  const Options o = ParseOptions(argc, argv);
+  if (!o.workload.empty()) return RunWorkload(o);
+  const auto load = [&](absl::StatusOr<corpora::Corpus> c) {
+    if (!c.ok()) Fail(c.status().ToString());
+    if (c->messages.empty()) Fail("no " + o.corpus + " files under " + o.data);
+    return *std::move(c);
+  };
+  if (o.corpus == "osm")
+    return RunCorpus<OSMPBF::PrimitiveBlock>(o, load(corpora::LoadOsm(o.data)));
+  if (o.corpus == "tiles") return RunCorpus<vector_tile::Tile>(o, load(corpora::LoadMvt(o.data)));
+  if (o.corpus == "pprof") {
+    return RunCorpus<perftools::profiles::Profile>(o, load(corpora::LoadPprof(o.data)));
+  }
+  Fail("no corpus " + o.corpus + " (osm, tiles, pprof)");
+}
+
+}  // namespace
+}  // namespace pbaccel
+
+int main(int argc, char** argv) { return pbaccel::Main(argc, argv); }
