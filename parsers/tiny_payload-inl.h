@@ -107,6 +107,49 @@ inline void StoreOneByteValues(__m128i bytes, typename FormatTraits<F>::Out* out
 }
 #endif
 
+#if defined(__SSE2__) || defined(__ARM_NEON)
+// The 16 one-byte varints (all < 0x80) at p to out[0..16) as values of format F (not a delta
+// format): SSE2's StoreOneByteValues, or NEON's widening (UXTL) and stores.
+// REQUIRES: 16 bytes readable at p; room for 16 values at `out`.
+template <VarintFormat F>
+inline void StoreSixteenOneByteValues(const uint8_t* p, typename FormatTraits<F>::Out* out) {
+  static_assert(!FormatTraits<F>::kDelta, "values, not running sums");
+#if defined(__SSE2__)
+  StoreOneByteValues<F, 16>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), out);
+#else
+  using Out = typename FormatTraits<F>::Out;
+  const uint8x16_t bytes = vld1q_u8(p);
+  if constexpr (F == VarintFormat::kBool) {
+    vst1q_u8(reinterpret_cast<uint8_t*>(out), vminq_u8(bytes, vdupq_n_u8(1)));
+    return;
+  }
+  const uint16x8_t halves[2] = {vmovl_u8(vget_low_u8(bytes)), vmovl_high_u8(bytes)};
+  for (int i = 0; i < 4; ++i) {
+    const uint16x8_t wide = halves[i / 2];
+    uint32x4_t x = i % 2 == 0 ? vmovl_u16(vget_low_u16(wide)) : vmovl_high_u16(wide);
+    Out* const to = out + 4 * i;
+    if constexpr (sizeof(Out) == 4) {
+      if constexpr (F == VarintFormat::kSInt32) {
+        const int32x4_t low = vreinterpretq_s32_u32(vandq_u32(x, vdupq_n_u32(1)));
+        x = veorq_u32(vshrq_n_u32(x, 1), vreinterpretq_u32_s32(vnegq_s32(low)));
+      }
+      vst1q_u32(reinterpret_cast<uint32_t*>(to), x);
+    } else {
+      uint64x2_t y[2] = {vmovl_u32(vget_low_u32(x)), vmovl_high_u32(x)};
+      for (uint64x2_t& v : y) {
+        if constexpr (F == VarintFormat::kSInt64) {
+          const int64x2_t low = vreinterpretq_s64_u64(vandq_u64(v, vdupq_n_u64(1)));
+          v = veorq_u64(vshrq_n_u64(v, 1), vreinterpretq_u64_s64(vnegq_s64(low)));
+        }
+      }
+      vst1q_u64(reinterpret_cast<uint64_t*>(to), y[0]);
+      vst1q_u64(reinterpret_cast<uint64_t*>(to) + 2, y[1]);
+    }
+  }
+#endif
+}
+#endif
+
 // Whether a payload whose continuation bits (bit i: byte i) are `more` holds a varint longer than
 // kLongest bytes: kLongest continuation bytes in a row.
 template <int kLongest>
@@ -132,11 +175,10 @@ inline bool TinyPayloadFinished(const uint8_t* p, int n, void* out, int room, ui
     *result = kTinyMalformed;
     return true;
   }
-#if defined(__SSE2__)
+#if defined(__SSE2__) || defined(__ARM_NEON)
   if constexpr (!FormatTraits<F>::kDelta) {
     if (*more == 0 && room >= kTinyPayloadBytes) {
-      StoreOneByteValues<F, 16>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)),
-                                static_cast<typename FormatTraits<F>::Out*>(out));
+      StoreSixteenOneByteValues<F>(p, static_cast<typename FormatTraits<F>::Out*>(out));
       *result = n;
       return true;
     }

@@ -12,7 +12,7 @@
 # Each figure is the difference of two runs of the build's instruction_counts program
 # (bench/instruction_counts.cc), with R and 2R repetitions of the same work: loading the input,
 # checking the result against upstream and start-up cancel out. Environment: PBACCEL_QEMU_CPU
-# (default max), ROWS (synthetic rows, default "1byte W1 W2 W4 len1to5 int32neg25 sint64W4 tiles"),
+# (default max), ROWS (synthetic rows, default: every workload of docs/workloads.md),
 # N (values per array, default 4096), REPS (R, default 4).
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,12 +20,12 @@ build=${1:?usage: tools/arm64_instructions.sh <AArch64 build directory>}
 program="$build/cmake/tests/instruction_counts"
 [ -x "$program" ] || { echo "arm64_instructions.sh: no $program (build it first)" >&2; exit 1; }
 cpu=${PBACCEL_QEMU_CPU:-max}
-rows=${ROWS:-1byte W1 W2 W4 len1to5 int32neg25 sint64W4 tiles}
+rows=${ROWS:-1byte W1 W2 W3 W4 len1to5 len1to10 int32neg25 sint32W4 bool tiles}
 n=${N:-4096}
 reps=${REPS:-4}
 
 "$src/tools/debian_packages.sh" qemu-user gcc libglib2.0-dev dpkg-dev xz-utils
-version=$(dpkg-query -W -f='${Version}' qemu-user)
+version=$(dpkg-query -W -f='${source:Version}' qemu-user)  # The source's (no binNMU suffix).
 cache=${PBACCEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pbaccel}
 plugin="$cache/qemu-insn-$version/libinsn.so"
 if [ ! -f "$plugin" ]; then
