@@ -328,7 +328,7 @@ struct MaskedVByteDecoder {
         // A varint of 6+ bytes: the whole of it is within the 64 readable bytes (off <= 48).
         uint64_t v;
         size_t len;
-        if (!ReadLong(q + off, &v, &len)) return {off, k, true};
+        if (!ReadVarintUpTo10<kStrict>(q + off, &v, &len)) return {off, k, true};
         if (kStrict && !FormatTraits<F>::FitsStrict(v)) return {off, k, true};
         PutOne(v, out + k, carry);
         off += len;
@@ -469,26 +469,6 @@ struct MaskedVByteDecoder {
     } else {
       Put4x32<F>(_mm_cvtsi32_si128(static_cast<int32_t>(v)), 1, out, carry);
     }
-  }
-
-  // Decodes a varint of up to 10 bytes at q (10 bytes readable). False if it does not end within
-  // 10 bytes, or (strict mode) its 10th byte carries bits past bit 63.
-  static bool ReadLong(const uint8_t* q, uint64_t* value, size_t* length) {
-    const uint64_t w = LoadLittleEndian64(q);
-    if (const int in_word = VarintInWord(w, value)) {
-      *length = static_cast<size_t>(in_word);
-      return true;
-    }
-    uint64_t v = Compact7x8(w) | (static_cast<uint64_t>(q[8] & 0x7F) << 56);
-    if (q[8] < 0x80) {
-      *value = v;
-      *length = 9;
-      return true;
-    }
-    if (q[9] >= 0x80 || (kStrict && q[9] > 1)) return false;
-    *value = v | (static_cast<uint64_t>(q[9]) << 63);
-    *length = 10;
-    return true;
   }
 
   // Whether the 64 bytes at q all have their high bit clear (64 one-byte varints).

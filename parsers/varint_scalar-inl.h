@@ -36,6 +36,28 @@ inline DecodeStatus ReadVarintBounded(const uint8_t* p, const uint8_t* end, uint
   return DecodeStatus::kTooLong;
 }
 
+// Decodes a varint of up to 10 bytes at q, with 10 bytes readable there (the table kernels' long
+// path: a word-at-a-time read, bytes 9 and 10 added when present). False if it does not end within
+// 10 bytes, or (strict mode) its 10th byte carries bits past bit 63.
+template <bool kStrict>
+inline bool ReadVarintUpTo10(const uint8_t* q, uint64_t* value, size_t* length) {
+  const uint64_t w = LoadLittleEndian64(q);
+  if (const int in_word = VarintInWord(w, value)) {
+    *length = static_cast<size_t>(in_word);
+    return true;
+  }
+  const uint64_t v = Compact7x8(w) | (static_cast<uint64_t>(q[8] & 0x7F) << 56);
+  if (q[8] < 0x80) {
+    *value = v;
+    *length = 9;
+    return true;
+  }
+  if (q[9] >= 0x80 || (kStrict && q[9] > 1)) return false;
+  *value = v | (static_cast<uint64_t>(q[9]) << 63);
+  *length = 10;
+  return true;
+}
+
 // Decodes [p, end) one bounded varint at a time into sink slots [n, cap). The tail loop of every
 // kernel; also the whole of the portable kernel's work below 16 bytes.
 template <VarintFormat F, bool kStrict>

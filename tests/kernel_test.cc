@@ -635,12 +635,23 @@ TEST_P(KernelTest, BoundedTinyDecoderReadsAndWritesOnlyThePayload) {
 // one writes only the values. Kernels this CPU cannot run are skipped, by name.
 class WholeStepKernelTest : public ::testing::TestWithParam<const char*> {};
 
-TEST_P(WholeStepKernelTest, TinyDecodersStoreWholeSteps) {
-  const KernelEntry* entry = internal::FindKernel(GetParam());
-  if (entry == nullptr) GTEST_SKIP() << GetParam() << " is not built for this architecture";
-  if ((entry->required_features & ~DetectedCpu().features) != 0) {
-    GTEST_SKIP() << "this CPU cannot run " << GetParam();
+// The kernel named `name`, or nullptr with *why set when this build or CPU cannot run it (the
+// caller skips, naming it).
+const KernelEntry* RunnableKernel(const char* name, std::string* why) {
+  const KernelEntry* entry = internal::FindKernel(name);
+  if (entry == nullptr) {
+    *why = absl::StrCat(name, " is not built for this architecture");
+  } else if ((entry->required_features & ~DetectedCpu().features) != 0) {
+    *why = absl::StrCat("this CPU cannot run ", name);
+    entry = nullptr;
   }
+  return entry;
+}
+
+TEST_P(WholeStepKernelTest, TinyDecodersStoreWholeSteps) {
+  std::string why;
+  const KernelEntry* entry = RunnableKernel(GetParam(), &why);
+  if (entry == nullptr) GTEST_SKIP() << why;
   const KernelDescriptor& kernel = *entry->kernel;
   ASSERT_GT(kernel.bounded_tiny_spare_values, 0u);
   for (int values = 1; values <= 32; ++values) {
@@ -689,11 +700,9 @@ INSTANTIATE_TEST_SUITE_P(WholeStepKernels, WholeStepKernelTest,
 class ShuffleStepKernelTest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(ShuffleStepKernelTest, SixteenBitStepStoresAllItsLanes) {
-  const KernelEntry* entry = internal::FindKernel(GetParam());
-  if (entry == nullptr) GTEST_SKIP() << GetParam() << " is not built for this architecture";
-  if ((entry->required_features & ~DetectedCpu().features) != 0) {
-    GTEST_SKIP() << "this CPU cannot run " << GetParam();
-  }
+  std::string why;
+  const KernelEntry* entry = RunnableKernel(GetParam(), &why);
+  if (entry == nullptr) GTEST_SKIP() << why;
   std::string payload;
   for (int i = 0; i < 4; ++i) payload += Varint(300 + static_cast<uint64_t>(i), 2);
   payload += Varint(uint64_t{1} << 50, 8);
