@@ -255,7 +255,8 @@ DifferentialReport RunInputs(const Message& prototype, const DifferentialOptions
     std::string diff = compare(bytes);
     if (!diff.empty() && report.failures.size() < 20) report.failures.push_back(std::move(diff));
   };
-  for (int i = 0; i < options.iterations; ++i) {
+  report.random_messages = IterationsToRun(options.iterations);
+  for (int i = 0; i < report.random_messages; ++i) {
     std::unique_ptr<Message> msg(prototype.New());
     FillRandom(msg.get(), rng, options);
     const std::string bytes = EncodeInterleaved(*msg, rng);

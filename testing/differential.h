@@ -34,11 +34,12 @@ namespace testing {
 // The random messages' shape (max_depth, max_repeated: random_message.h), and how many of them.
 struct DifferentialOptions : RandomMessageOptions {
   uint64_t seed = 42;
-  int iterations = 100;            // Random valid messages per type.
+  int iterations = 100;            // Random valid messages per type (see IterationsToRun).
   int mutations_per_message = 40;  // Malformed variants derived from each valid message.
 };
 
 struct DifferentialReport {
+  int random_messages = 0;        // Random valid messages made (IterationsToRun(iterations)).
   size_t valid_cases = 0;         // Valid encodings compared.
   size_t malformed_cases = 0;     // Mutated encodings compared.
   size_t rejected = 0;            // Of all cases, how many upstream rejected (pbaccel must too).

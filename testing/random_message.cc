@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/unknown_field_set.h"
 #include "pbaccel/internal/protobuf_compat.h"
@@ -311,6 +313,16 @@ std::string EncodeInterleaved(const Message& msg, std::mt19937_64& rng) {
     }
   }
   return rest->SerializePartialAsString() + tail;
+}
+
+int IterationsToRun(int iterations) {
+  const char* percent_text = std::getenv("PBACCEL_TEST_ITERATIONS_PERCENT");
+  int percent = 100;
+  if (percent_text == nullptr || !absl::SimpleAtoi(percent_text, &percent) || percent < 1 ||
+      percent > 100 || iterations <= 0) {
+    return iterations;
+  }
+  return std::max(1, static_cast<int>(int64_t{iterations} * percent / 100));
 }
 
 }  // namespace testing

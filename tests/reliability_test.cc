@@ -219,7 +219,8 @@ class ChunkedInputTest : public testing::EveryKernelTest {};
 TEST_P(ChunkedInputTest, AgreesWithUpstream) {
   std::mt19937_64 rng(24);
   internal::StreamParseStats stats;
-  for (int i = 0; i < 150; ++i) {
+  const int iterations = testing::IterationsToRun(150);
+  for (int i = 0; i < iterations; ++i) {
     test2::Everything msg;
     testing::FillRandom(&msg, rng, testing::RandomMessageOptions());
     std::string bytes = msg.SerializePartialAsString();

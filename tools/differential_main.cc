@@ -130,9 +130,10 @@ class DifferentialTest : public ::testing::Test {
       GTEST_FAIL() << WhyNotFound(type_);
     }
     std::printf(
-        "%s: %zu valid and %zu malformed inputs, %zu rejected by both; paths: %s; kernels run: %s",
-        type_.c_str(), report.valid_cases, report.malformed_cases, report.rejected, paths,
-        absl::StrJoin(report.kernels_run, " ").c_str());
+        "%s: %d random messages, %zu valid and %zu malformed inputs, %zu rejected by both; paths: "
+        "%s; kernels run: %s",
+        type_.c_str(), report.random_messages, report.valid_cases, report.malformed_cases,
+        report.rejected, paths, absl::StrJoin(report.kernels_run, " ").c_str());
     if (!report.kernels_skipped.empty()) {
       std::printf("; skipped, this CPU lacks: %s",
                   absl::StrJoin(report.kernels_skipped, ", ").c_str());
