@@ -14,7 +14,8 @@
 //       the kernel PBACCEL_KERNEL names or the automatic one).
 //
 // Before the repetitions it checks the decoder's result against upstream's (exits 1 on a
-// difference). Prints the units one repetition decodes (values, or message bytes) and a checksum.
+// difference). Prints the units one repetition decodes (values, or message bytes) and a checksum
+// (for a corpus: the messages parsed).
 // Two runs, with R and 2R repetitions, differ by exactly R repetitions' instructions: loading,
 // checking and start-up cancel out.
 
@@ -120,6 +121,8 @@ int RunCorpus(const Options& o, const corpora::Corpus& corpus) {
       Fail("pbaccel differs from upstream on " + corpus.name + ": " + s.ToString());
     }
   }
+  // Nothing but the parses in the loop (both are calls into other libraries, which the compiler
+  // keeps): work on the result per message would be counted for both decoders alike.
   uint64_t checksum = 0;
   for (long r = 0; r < o.reps; ++r) {
     for (const std::string& bytes : corpus.messages) {
@@ -128,7 +131,7 @@ int RunCorpus(const Options& o, const corpora::Corpus& corpus) {
       } else if (!ParseMessage(bytes, &message).ok()) {
         Fail("pbaccel rejected a message");
       }
-      checksum += static_cast<uint64_t>(message.ByteSizeLong() == bytes.size());
+      ++checksum;
     }
   }
   std::printf(
