@@ -70,7 +70,6 @@ namespace {
 #include "parsers/varint_format-inl.h"
 #include "parsers/varint_scalar-inl.h"
 #include "parsers/varint_size-inl.h"
-#include "parsers/zigzag_simd-inl.h"
 
 // How many of a 16-lane group's values to store: `left` clamped to [0, 16]. Local, not
 // std::clamp: that template from a shared header, left out of line (clang -O1 with ASan and

@@ -8,7 +8,7 @@
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, in a kernel's .cc
 // file, after <immintrin.h> (or <smmintrin.h>), <algorithm>, <cstddef>, <cstdint>, <cstring>,
 // pbaccel/internal/kernel_abi.h and the shared -inl.h files (masked_vbyte_tables, varint_format,
-// varint_scalar, varint_size, zigzag_simd; with AVX2 also store8x32_avx2). Compiled with -mavx2
+// varint_scalar, varint_size; with AVX2 also store8x32_avx2). Compiled with -mavx2
 // (__AVX2__ defined), the same algorithm uses 256-bit forms where they save instructions; the
 // steps, tables, bounds and results are the same:
 //   * the 64-byte continuation mask from two vpmovmskb instead of four pmovmskb;

@@ -24,7 +24,6 @@ namespace {
 #include "parsers/varint_format-inl.h"
 #include "parsers/varint_scalar-inl.h"
 #include "parsers/varint_size-inl.h"
-#include "parsers/zigzag_simd-inl.h"
 
 // The decoder, on the building blocks above.
 #include "parsers/masked_vbyte-inl.h"

@@ -30,7 +30,6 @@ namespace {
 #include "parsers/varint_format-inl.h"
 #include "parsers/varint_scalar-inl.h"
 #include "parsers/varint_size-inl.h"
-#include "parsers/zigzag_simd-inl.h"
 
 // Uses varint_format-inl.h.
 #include "parsers/store8x32_avx2-inl.h"

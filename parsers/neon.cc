@@ -85,9 +85,7 @@ struct NeonStore {
   static void Two64(uint64x2_t v, int count, Out* out, Out* sum) {
     if constexpr (k64) {
       if constexpr (F == VarintFormat::kSInt64) {
-        v = veorq_u64(
-            vshrq_n_u64(v, 1),
-            vreinterpretq_u64_s64(vnegq_s64(vreinterpretq_s64_u64(vandq_u64(v, vdupq_n_u64(1))))));
+        v = ZigZag64(v);
       } else if constexpr (FormatTraits<F>::kDelta) {
         v = vaddq_u64(v, vextq_u64(vdupq_n_u64(0), v, 1));
         v = vaddq_u64(v, vdupq_n_u64(*sum));
@@ -118,9 +116,7 @@ struct NeonStore {
       std::memcpy(out, &four, 4);
     } else {
       if constexpr (F == VarintFormat::kSInt32) {
-        v = veorq_u32(
-            vshrq_n_u32(v, 1),
-            vreinterpretq_u32_s32(vnegq_s32(vreinterpretq_s32_u32(vandq_u32(v, vdupq_n_u32(1))))));
+        v = ZigZag32(v);
       } else if constexpr (FormatTraits<F>::kDelta) {
         const uint32x4_t zero = vdupq_n_u32(0);
         v = vaddq_u32(v, vextq_u32(zero, v, 3));

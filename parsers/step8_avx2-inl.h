@@ -23,7 +23,7 @@
 //
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, in a kernel's .cc
 // compiled with -mavx2, after <immintrin.h>, pbaccel/internal/varint_word-inl.h,
-// parsers/varint_format-inl.h (which brings tiny_payload-inl.h), parsers/zigzag_simd-inl.h and
+// parsers/varint_format-inl.h (which brings zigzag_simd-inl.h and tiny_payload-inl.h) and
 // parsers/store8x32_avx2-inl.h. No include guard; includes nothing (varint_format-inl.h says why).
 
 // Bytes per step (8: 6 and 7 measured slower, docs/kernels.md) and output slots written per step.

@@ -5,8 +5,8 @@
 // masked_vbyte_avx2).
 //
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, in a kernel's .cc
-// file compiled with -mavx2, after <immintrin.h>, parsers/varint_format-inl.h and
-// parsers/zigzag_simd-inl.h. No include guard; includes nothing (see varint_format-inl.h for why
+// file compiled with -mavx2, after <immintrin.h> and parsers/varint_format-inl.h (which brings
+// zigzag_simd-inl.h). No include guard; includes nothing (see varint_format-inl.h for why
 // each kernel gets its own copy).
 
 // Stores eight values given in 32-bit lanes (their low 32 bits are the field values; sint32

@@ -20,9 +20,9 @@
 // (StoreOneByteRun). bmi2 decodes the rest in whole steps (parsers/bmi2.cc).
 //
 // REQUIRES: included by varint_format-inl.h (inside an anonymous namespace within
-// pbaccel::internal, after FormatTraits and OutputSink); <emmintrin.h> (<arm_neon.h> on AArch64)
-// comes with kernel_abi.h,
-// and a kernel compiled with BMI2 has included <immintrin.h>. Includes nothing, no include guard.
+// pbaccel::internal, after FormatTraits, OutputSink and zigzag_simd-inl.h); <emmintrin.h>
+// (<arm_neon.h> on AArch64) comes with kernel_abi.h, and a kernel compiled with BMI2 has included
+// <immintrin.h>. Includes nothing, no include guard.
 
 // Bit i of the result: the high bit of byte i of p[0..16).
 inline uint32_t HighBitsOf16(const uint8_t* p) {
@@ -85,19 +85,13 @@ inline void StoreOneByteValues(__m128i bytes, typename FormatTraits<F>::Out* out
                     _mm_unpacklo_epi16(hi16, zero), _mm_unpackhi_epi16(hi16, zero)};
     for (int i = 0; i < kWords; ++i) {
       __m128i x = w[i];
-      if constexpr (F == VarintFormat::kSInt32) {
-        x = _mm_xor_si128(_mm_srli_epi32(x, 1),
-                          _mm_sub_epi32(zero, _mm_and_si128(x, _mm_set1_epi32(1))));
-      }
+      if constexpr (F == VarintFormat::kSInt32) x = ZigZag32(x);
       if constexpr (sizeof(Out) == 4) {
         _mm_storeu_si128(to + i, x);
       } else {
         __m128i q[2] = {_mm_unpacklo_epi32(x, zero), _mm_unpackhi_epi32(x, zero)};
         for (__m128i& y : q) {
-          if constexpr (F == VarintFormat::kSInt64) {
-            y = _mm_xor_si128(_mm_srli_epi64(y, 1),
-                              _mm_sub_epi64(zero, _mm_and_si128(y, _mm_set1_epi64x(1))));
-          }
+          if constexpr (F == VarintFormat::kSInt64) y = ZigZag64(y);
         }
         _mm_storeu_si128(to + 2 * i, q[0]);
         _mm_storeu_si128(to + 2 * i + 1, q[1]);
@@ -129,18 +123,12 @@ inline void StoreSixteenOneByteValues(const uint8_t* p, typename FormatTraits<F>
     uint32x4_t x = i % 2 == 0 ? vmovl_u16(vget_low_u16(wide)) : vmovl_high_u16(wide);
     Out* const to = out + 4 * i;
     if constexpr (sizeof(Out) == 4) {
-      if constexpr (F == VarintFormat::kSInt32) {
-        const int32x4_t low = vreinterpretq_s32_u32(vandq_u32(x, vdupq_n_u32(1)));
-        x = veorq_u32(vshrq_n_u32(x, 1), vreinterpretq_u32_s32(vnegq_s32(low)));
-      }
+      if constexpr (F == VarintFormat::kSInt32) x = ZigZag32(x);
       vst1q_u32(reinterpret_cast<uint32_t*>(to), x);
     } else {
       uint64x2_t y[2] = {vmovl_u32(vget_low_u32(x)), vmovl_high_u32(x)};
       for (uint64x2_t& v : y) {
-        if constexpr (F == VarintFormat::kSInt64) {
-          const int64x2_t low = vreinterpretq_s64_u64(vandq_u64(v, vdupq_n_u64(1)));
-          v = veorq_u64(vshrq_n_u64(v, 1), vreinterpretq_u64_s64(vnegq_s64(low)));
-        }
+        if constexpr (F == VarintFormat::kSInt64) v = ZigZag64(v);
       }
       vst1q_u64(reinterpret_cast<uint64_t*>(to), y[0]);
       vst1q_u64(reinterpret_cast<uint64_t*>(to) + 2, y[1]);

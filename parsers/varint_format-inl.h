@@ -10,8 +10,9 @@
 // an AVX-512 copy to code running on a CPU without AVX-512 (Abseil's rule for hermetic
 // instruction-set targets).
 //
-// This file deliberately has no include guard and includes nothing but tiny_payload-inl.h (each
-// kernel's decode_tiny, which MakeKernelDescriptor lists).
+// This file deliberately has no include guard and includes nothing but zigzag_simd-inl.h and
+// tiny_payload-inl.h (each kernel's decode_tiny, which MakeKernelDescriptor lists, and which
+// decodes zigzag by the vector).
 
 // Per-format output type, narrowing and strict-mode range check.
 //
@@ -126,6 +127,9 @@ class OutputSink {
   Out sum_;  // Delta formats only: the last value written.
 };
 
+#include "parsers/zigzag_simd-inl.h"
+
+// Uses zigzag_simd-inl.h.
 #include "parsers/tiny_payload-inl.h"
 
 // A kernel without a bounded tiny decoder (kernel_abi.h): every entry null. A bounded tiny decoder
