@@ -2,6 +2,7 @@
 
 #include "pbaccel/testing/differential.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -265,9 +266,13 @@ DifferentialReport RunInputs(const Message& prototype, const DifferentialOptions
          Mutate(bytes, rng, static_cast<size_t>(options.mutations_per_message))) {
       check(m, true);
     }
-    if (i == 0) {  // Truncation at every byte of one message.
-      for (size_t cut = 0; cut < bytes.size() && cut < 4096; ++cut)
-        check(bytes.substr(0, cut), true);
+    if (i == 0) {
+      // Truncation at every byte of one message's first 4,096 (at every k-th byte when
+      // IterationsToRun asks for a share: the cuts are spread over the same bytes).
+      const size_t span = std::min<size_t>(bytes.size(), 4096);
+      const size_t cuts = static_cast<size_t>(IterationsToRun(static_cast<int>(span)));
+      const size_t stride = cuts == 0 ? 1 : (span + cuts - 1) / cuts;
+      for (size_t cut = 0; cut < span; cut += stride) check(bytes.substr(0, cut), true);
     }
   }
   // Nesting around the recursion limit, through any self-referencing submessage field.

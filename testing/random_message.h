@@ -23,8 +23,9 @@ struct RandomMessageOptions {
   int max_repeated = 300;  // Elements of a repeated scalar field (some get 4x that).
 };
 
-// How many of `iterations` random messages a check makes: all of them, unless the environment
-// variable PBACCEL_TEST_ITERATIONS_PERCENT (1-100) asks for that share of them (at least one), for
+// How many of `iterations` random messages a check makes (or of the inputs it derives in bulk,
+// such as differential.h's truncations): all of them, unless the environment variable
+// PBACCEL_TEST_ITERATIONS_PERCENT (1-100) asks for that share of them (at least one), for
 // environments that run the same check slower: an emulator, a sanitizer (pbaccel's CI runs its
 // qemu-aarch64 and sanitizer suites at a fraction; the plain suites run every iteration). Any
 // other value of the variable is ignored.
