@@ -14,8 +14,8 @@
 //       the kernel PBACCEL_KERNEL names or the automatic one).
 //
 // Before the repetitions it checks the decoder's result against upstream's (exits 1 on a
-// difference). Prints the units one repetition decodes (values, or message bytes) and a checksum
-// (for a corpus: the messages parsed).
+// difference). Prints the units one repetition decodes (values, or message bytes), and a checksum
+// of the values (a workload) or the number of messages parsed (a corpus).
 // Two runs, with R and 2R repetitions, differ by exactly R repetitions' instructions: loading,
 // checking and start-up cancel out.
 
@@ -123,7 +123,7 @@ int RunCorpus(const Options& o, const corpora::Corpus& corpus) {
   }
   // Nothing but the parses in the loop (both are calls into other libraries, which the compiler
   // keeps): work on the result per message would be counted for both decoders alike.
-  uint64_t checksum = 0;
+  uint64_t parsed = 0;
   for (long r = 0; r < o.reps; ++r) {
     for (const std::string& bytes : corpus.messages) {
       if (upstream) {
@@ -131,13 +131,13 @@ int RunCorpus(const Options& o, const corpora::Corpus& corpus) {
       } else if (!ParseMessage(bytes, &message).ok()) {
         Fail("pbaccel rejected a message");
       }
-      ++checksum;
+      ++parsed;
     }
   }
   std::printf(
-      "corpus %s decoder=%s kernel=%s reps=%ld bytes_per_rep=%zu messages=%zu checksum=%llu\n",
+      "corpus %s decoder=%s kernel=%s reps=%ld bytes_per_rep=%zu messages=%zu parsed=%llu\n",
       corpus.name.c_str(), o.decoder.c_str(), std::string(ActiveKernelName()).c_str(), o.reps,
-      corpus.bytes(), corpus.messages.size(), static_cast<unsigned long long>(checksum));
+      corpus.bytes(), corpus.messages.size(), static_cast<unsigned long long>(parsed));
   return 0;
 }
 

@@ -25,7 +25,6 @@ inline __m128i ZigZag64(__m128i n) {
   return _mm_xor_si128(_mm_srli_epi64(n, 1),
                        _mm_sub_epi64(_mm_setzero_si128(), _mm_and_si128(n, _mm_set1_epi64x(1))));
 }
-
 #endif  // __SSE2__
 
 #ifdef __AVX2__

@@ -23,6 +23,10 @@ grep -q 'upstream logged [0-9]* line' out.txt || fail "upstream's log lines not 
 PBACCEL_TEST_ITERATIONS_PERCENT=10 $emulator "$bin" --messages=pbaccel.test3.All3 --iterations=20 \
   >out.txt 2>&1 || fail "All3 at 10 %: exit $?: $(cat out.txt)"
 grep -q '^pbaccel.test3.All3: 2 random messages, ' out.txt || fail "10 % of 20: $(cat out.txt)"
+# A value outside 1-100 is ignored: every random message.
+PBACCEL_TEST_ITERATIONS_PERCENT=0 $emulator "$bin" --messages=pbaccel.test3.All3 --iterations=20 \
+  >out.txt 2>&1 || fail "All3 at 0 %: exit $?: $(cat out.txt)"
+grep -q '^pbaccel.test3.All3: 20 random messages, ' out.txt || fail "0 % ignored: $(cat out.txt)"
 
 ! $emulator "$bin" --messages=pbaccel.test3.Al3 >out.txt 2>&1 || fail "a misspelt type passed"
 grep -q 'no such message type: pbaccel.test3.Al3 (linked types of its package: .*pbaccel.test3.All3' out.txt ||
