@@ -11,7 +11,10 @@
 //   instruction_counts --corpus=osm|tiles|pprof --data=DIR --decoder=upstream|pbaccel --reps=R
 //       a real corpus (testing/corpora/realdata_corpus.h), every message parsed into one reused
 //       message: upstream's ParseFromString, or pbaccel::ParseMessage (the generated parsers, with
-//       the kernel PBACCEL_KERNEL names or the automatic one).
+//       the kernel PBACCEL_KERNEL names or the automatic one);
+//   instruction_counts --corpus=osm|tiles --data=DIR --decoder=view:pbaccel|view:protozero ...
+//       the zero-copy reads of every packed field (testing/corpora/realdata_views.h): FieldReader
+//       and DecodePacked* into a span, or protozero's pbf_reader and packed iterators.
 //
 // Before the repetitions it checks the decoder's result against upstream's (exits 1 on a
 // difference). Prints the units one repetition decodes (values, or message bytes), and a checksum
@@ -36,6 +39,7 @@
 #include "proto/profile.pb.h"
 #include "proto/vector_tile.pb.h"
 #include "testing/corpora/realdata_corpus.h"
+#include "testing/corpora/realdata_views.h"
 
 namespace pbaccel {
 namespace {
@@ -108,6 +112,31 @@ int RunWorkload(const Options& o) {
   return 0;
 }
 
+// The zero-copy reads of a corpus: pbaccel's (FieldReader + DecodePacked* into a span) or
+// protozero's, checked equal on every message first.
+int RunViews(const Options& o, const corpora::Corpus& corpus, corpora::ViewFn pbaccel_view,
+             corpora::ViewFn protozero_view) {
+  const corpora::ViewFn view = o.decoder == "view:pbaccel" ? pbaccel_view : protozero_view;
+  for (const std::string& bytes : corpus.messages) {
+    const absl::StatusOr<corpora::ViewChecksum> a = pbaccel_view(bytes);
+    const absl::StatusOr<corpora::ViewChecksum> b = protozero_view(bytes);
+    if (!a.ok() || !b.ok() || !(*a == *b)) Fail("pbaccel's view differs from protozero's");
+  }
+  uint64_t values = 0;
+  for (long r = 0; r < o.reps; ++r) {
+    for (const std::string& bytes : corpus.messages) {
+      const absl::StatusOr<corpora::ViewChecksum> c = view(bytes);
+      if (!c.ok()) Fail("a view rejected a message");
+      values += c->values;
+    }
+  }
+  std::printf(
+      "corpus %s decoder=%s kernel=%s reps=%ld bytes_per_rep=%zu messages=%zu values=%llu\n",
+      corpus.name.c_str(), o.decoder.c_str(), std::string(ActiveKernelName()).c_str(), o.reps,
+      corpus.bytes(), corpus.messages.size(), static_cast<unsigned long long>(values));
+  return 0;
+}
+
 template <typename Message>
 int RunCorpus(const Options& o, const corpora::Corpus& corpus) {
   const bool upstream = o.decoder == "upstream";
@@ -149,6 +178,20 @@ int Main(int argc, char** argv) {
     if (c->messages.empty()) Fail("no " + o.corpus + " files under " + o.data);
     return *std::move(c);
   };
+  if (absl::StartsWith(o.decoder, "view:")) {
+    if (o.decoder != "view:pbaccel" && o.decoder != "view:protozero") {
+      Fail("--decoder for views: view:pbaccel or view:protozero");
+    }
+    if (o.corpus == "osm") {
+      return RunViews(o, load(corpora::LoadOsm(o.data)), corpora::PbaccelOsmViews()[0].read,
+                      &corpora::ReadOsmBlockProtozero);
+    }
+    if (o.corpus == "tiles") {
+      return RunViews(o, load(corpora::LoadMvt(o.data)), corpora::PbaccelTileViews()[0].read,
+                      &corpora::ReadTileProtozero);
+    }
+    Fail("views read osm and tiles");
+  }
   if (o.corpus == "osm")
     return RunCorpus<OSMPBF::PrimitiveBlock>(o, load(corpora::LoadOsm(o.data)));
   if (o.corpus == "tiles") return RunCorpus<vector_tile::Tile>(o, load(corpora::LoadMvt(o.data)));
