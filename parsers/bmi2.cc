@@ -5,9 +5,9 @@
 // the fan-out.
 //
 // The payload is walked in fixed steps of 8 bytes (the paper used 6: 6, 7 and 8 measured,
-// docs/kernels.md), so the next load never waits for decoding. The steps' table, fan-out and
-// short-payload decoders are parsers/step8_avx2-inl.h's, shared with masked_vbyte_avx2; PEXT is
-// what this kernel brings (Bmi2Bits):
+// docs/kernels.md), so the next load never waits for decoding. The steps' table and fan-out are
+// parsers/step8_avx2-inl.h's, the short-payload decoders parsers/short_payloads_avx2-inl.h's,
+// both shared with masked_vbyte_avx2; PEXT is what this kernel brings (Bmi2Bits):
 //   * PEXT of the 64-bit word with the continuation-bit mask gives the step's pattern (one bit per
 //     byte, set = another byte follows);
 //   * the pattern indexes a table generated at compile time (kStepRecipes) holding, for each of
@@ -40,7 +40,8 @@
 // in kernel_abi.h) take the same steps whole (step8_avx2-inl.h's WholeSteps): the payload's
 // continuation bits are looked at once up front, so a fixed number of steps - two for 16 bytes, up
 // to eight for 64 - runs with no bounds, no one-byte run check, no scalar tail and no branch on the
-// values, bytes past the payload turned into continuation bytes that end no varint.
+// values, bytes past the payload turned into continuation bytes that end no varint. Payloads whose
+// varints are all one or two bytes take 16-byte steps instead (two_byte_steps_avx2-inl.h).
 //
 // The measurements behind these choices are in docs/kernels.md.
 //
@@ -73,6 +74,12 @@ namespace {
 
 // Uses all of the above.
 #include "parsers/step8_avx2-inl.h"
+
+// Uses step8_avx2-inl.h.
+#include "parsers/two_byte_steps_avx2-inl.h"
+
+// decode_tiny and decode_tiny_bounded, from both kinds of steps.
+#include "parsers/short_payloads_avx2-inl.h"
 
 // The step's pattern, payload bits, low bits and bool spread by BMI2 (step8_avx2-inl.h's Bits).
 struct Bmi2Bits {

@@ -5,8 +5,9 @@
 // 256-bit mask gathering, one-byte widening and 32-bit stores. Results are identical to
 // masked_vbyte's; lib/kernel_registry.cc says on which CPUs it is chosen.
 //
-// Its tiny and bounded tiny decoders (short packed fields) are bmi2's whole 8-byte steps
-// (step8_avx2-inl.h) without BMI2: PortableBits finds a step's pattern by a movemask and packs its
+// Its tiny and bounded tiny decoders (short packed fields) are bmi2's (short_payloads_avx2-inl.h:
+// whole 16-byte steps for one- and two-byte varints, whole 8-byte steps otherwise) without BMI2:
+// PortableBits finds a step's pattern by a movemask and packs its
 // payload bits by shifts and masks, as the CPUs this kernel is for (AMD Zen 1/2) run PEXT in
 // microcode. What they leave goes to the Masked VByte decoder.
 
@@ -37,8 +38,14 @@ namespace {
 // The decoder, on the building blocks above.
 #include "parsers/masked_vbyte-inl.h"
 
-// Short payloads in whole 8-byte steps, without BMI2.
+// Short payloads in whole steps, without BMI2.
 #include "parsers/step8_avx2-inl.h"
+
+// Uses step8_avx2-inl.h.
+#include "parsers/two_byte_steps_avx2-inl.h"
+
+// decode_tiny and decode_tiny_bounded, from both kinds of steps.
+#include "parsers/short_payloads_avx2-inl.h"
 
 template <VarintFormat F>
 using WholeStepTinyDecoder = WholeStepTiny<PortableBits>::Decoder<F>;

@@ -1,9 +1,9 @@
 // Copyright 2026 The pbaccel Authors.
 //
 // step8_avx2-inl.h: packed varints in 8-byte steps cut by a compile-time table and an AVX2
-// fan-out (the SFVInt idea, parsers/bmi2.cc's header comment), and the short-payload decoders built
-// from whole steps. Shared by bmi2 (its step loop too) and masked_vbyte_avx2 (only its tiny and
-// bounded tiny decoders).
+// fan-out (the SFVInt idea, parsers/bmi2.cc's header comment), and those steps run whole over a
+// short payload (WholeSteps, for short_payloads_avx2-inl.h's decoders). Shared by bmi2 (its step
+// loop too) and masked_vbyte_avx2 (only its short-payload decoders).
 //
 // One step: the word `w` of 8 payload bytes gives its continuation pattern (bit i: byte i's high
 // bit), which indexes kStepRecipes: for each varint ending in the step, the bit offset and length
@@ -244,99 +244,4 @@ struct WholeSteps {
       Step(LoadLittleEndian64(p + at) >> (8 * ((8 * j - at) & 7)), static_cast<unsigned>(valid));
     }
   }
-};
-
-// decode_tiny (kernel_abi.h) by whole steps: the 16 high bits at once (malformed if the payload
-// ends inside a varint, declined if a varint runs past 10 bytes), one-byte payloads widened 16 at
-// a time, any other in two steps with no branch on the values: the first writes slots 0-7, the
-// second eight slots from at most slot 8, so within the 16 the caller's room holds. With less
-// room, and for the delta formats, tiny_payload-inl.h's per-varint TinyDecoder.
-template <class Bits>
-struct WholeStepTiny {
-  template <VarintFormat F>
-  struct Decoder {
-    static int Run(const uint8_t* p, const uint8_t* end, void* out, int room) {
-      if constexpr (FormatTraits<F>::kDelta) {
-        return TinyDecoder<F>::Run(p, end, out, room);
-      } else {
-        using Out = typename FormatTraits<F>::Out;
-        if (room < kTinyPayloadBytes) return TinyDecoder<F>::Run(p, end, out, room);
-        const int n = static_cast<int>(end - p);
-        uint32_t more;
-        int result;
-        if (TinyPayloadFinished<F>(p, n, out, room, &more, &result)) return result;
-        if (HasVarintLongerThan<10>(more)) return kTinyUnhandled;
-        WholeSteps<F, Bits> steps{static_cast<Out*>(out)};
-        steps.Step(LoadLittleEndian64(p), n < 8 ? static_cast<unsigned>(n) : 8u);
-        steps.Step(LoadLittleEndian64(p + 8), n > 8 ? static_cast<unsigned>(n - 8) : 0u);
-        return static_cast<int>(steps.count);
-      }
-    }
-  };
-};
-
-// decode_tiny_bounded (kernel_abi.h) by whole steps: a payload of up to 64 bytes is looked at whole
-// first (ReadTinyPayloadBits: declined or rejected before a value is written, varints of up to 10
-// bytes taken); one of one-byte varints only is widened 16 at a time; any other, where `room`
-// leaves kSpareValues values past its count, in whole steps - two for up to 16 bytes, four for 32,
-// six for 48, eight for 64, without a branch on the values. The rest (too little room to spare,
-// 64-bit payloads of 65-128 bytes, which a loop of whole steps took longer over than the kernel)
-// goes to the kernel's lenient decoder Loop<F, false>, which writes only within `room`. Null for
-// the delta formats.
-template <class Bits, template <VarintFormat, bool> class Loop>
-struct WholeStepBoundedTiny {
-  template <VarintFormat F>
-  struct Decoder {
-    using Out = typename FormatTraits<F>::Out;
-
-    static int Run(const uint8_t* p, const uint8_t* end, void* out_void, int room) {
-      Out* const out = static_cast<Out*>(out_void);
-      const int n = static_cast<int>(end - p);
-      if (n == 0) return 0;
-      if (n <= 64) {
-        TinyPayloadBits bits;
-        if (const int declined = ReadTinyPayloadBits<10>(p, n, room, &bits); declined != 0) {
-          return declined;
-        }
-        if (bits.more == 0) {
-          StoreOneByteRun<F>(p, n, out);
-          return n;
-        }
-        if (room - bits.count >= static_cast<int>(kSpareValues)) {
-          WholeSteps<F, Bits> steps{out};
-          if (n < 8) {
-            steps.Step(bits.short_word, static_cast<unsigned>(n));
-          } else if (n <= 16) {
-            steps.template Whole<2>(p, n);
-          } else if (n <= 32) {
-            steps.template Whole<4>(p, n);
-          } else if (n <= 48) {
-            steps.template Whole<6>(p, n);
-          } else {
-            steps.template Whole<8>(p, n);
-          }
-          return bits.count;
-        }
-      } else if ((end[-1] & 0x80) != 0) {
-        return kTinyMalformed;  // Ends inside a varint, whatever the room (as above).
-      }
-      const DecodeResult r =
-          Loop<F, false>::Run(p, end, out, static_cast<size_t>(room), /*delta_base=*/0);
-      // Not kOk: more values than the room, or a varint over 10 bytes; the caller's way names it.
-      return r.status == DecodeStatus::kOk ? static_cast<int>(r.count) : kTinyUnhandled;
-    }
-
-    static constexpr TinyDecodeFn Entry() {
-      if constexpr (FormatTraits<F>::kDelta) {
-        return nullptr;
-      } else {
-        return &Run;
-      }
-    }
-    static constexpr TinyDecodeFn kRun = Entry();
-    // A step stores kSlots slots from the count; one wholly past the payload stores them all past
-    // the last value.
-    static constexpr uint32_t kSpareValues = kSlots;
-    static_assert(kSpareValues <= kBoundedTinySpareValues, "the most a caller offers");
-  };
 };

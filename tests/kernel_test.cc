@@ -518,8 +518,9 @@ bool HasVarintLongerThan(const std::string& payload, int longest) {
 
 // decode_tiny (kernel_abi.h): payloads of up to kTinyPayloadBytes - random varints of every
 // length, cut anywhere - each followed by the rest of kTinyReadableBytes (continuation bytes,
-// which a decoder reading past the payload's end would take into a value) and an inaccessible
-// page, in every format, with room for the payload's bytes or for 16 values. The values must be
+// which a decoder reading past the payload's end would take into a value, or one-byte varints,
+// which it would take as values of their own) and an inaccessible page, in every format, with
+// room for the payload's bytes or for 16 values. The values must be
 // the reference's; a malformed payload must give kTinyMalformed (or kTinyUnhandled); and
 // kTinyUnhandled is allowed only for a payload holding a varint longer than the decoder takes: 8
 // bytes in a kernel compiled with BMI2 (PEXT), else 4.
@@ -527,33 +528,38 @@ TEST_P(KernelTest, TinyDecoderAgreesWithTheReference) {
   const int longest_taken = (GetParam().required_features & kCpuBmi2) != 0 ? 8 : 4;
   const std::vector<std::string> payloads = TinyPayloads(internal::kTinyPayloadBytes);
   for (const std::string& payload : payloads) {
-    const bool has_long_varint = HasVarintLongerThan(payload, longest_taken);
-    const std::string padding(internal::kTinyReadableBytes - payload.size(), '\xff');
-    const absl::string_view input = guard_.CopyFlushEnd(payload + padding);
-    const uint8_t* begin = reinterpret_cast<const uint8_t*>(input.data());
-    for (VarintFormat format : AllFormats()) {
-      const Expected expected = ExpectedDecode(format, payload, /*strict=*/false);
-      for (const int room : {static_cast<int>(payload.size()), 16}) {
-        SCOPED_TRACE(absl::StrCat("kernel=", kernel().name, " format=", FormatName(format),
-                                  " room=", room, " payload=[", Hex(payload), "]"));
-        const size_t elem = OutputSize(format);
-        std::vector<unsigned char> out((static_cast<size_t>(room) + 8) * elem, 0xA5);
-        const int r = kernel().TinyDecoder(format)(begin, begin + payload.size(), out.data(), room);
-        for (size_t i = static_cast<size_t>(room) * elem; i < out.size(); ++i) {
-          ASSERT_EQ(out[i], 0xA5) << "wrote past the room at byte " << i;
-        }
-        if (r == internal::kTinyUnhandled) {
-          ASSERT_TRUE(has_long_varint)
-              << "declined a payload without a varint over " << longest_taken << " bytes";
-          continue;
-        }
-        if (expected.status != DecodeStatus::kOk) {
-          ASSERT_EQ(r, internal::kTinyMalformed) << StatusName(expected.status);
-          continue;
-        }
-        ASSERT_EQ(r, static_cast<int>(expected.values.size()));
-        for (size_t i = 0; i < expected.values.size(); ++i) {
-          ASSERT_EQ(OutputBits(format, out.data(), i), expected.values[i]) << "value " << i;
+    for (const char pad : {'\xff', '\x01'}) {
+      const bool has_long_varint = HasVarintLongerThan(payload, longest_taken);
+      const std::string padding(internal::kTinyReadableBytes - payload.size(), pad);
+      const absl::string_view input = guard_.CopyFlushEnd(payload + padding);
+      const uint8_t* begin = reinterpret_cast<const uint8_t*>(input.data());
+      for (VarintFormat format : AllFormats()) {
+        const Expected expected = ExpectedDecode(format, payload, /*strict=*/false);
+        for (const int room : {static_cast<int>(payload.size()), 16}) {
+          SCOPED_TRACE(
+              absl::StrCat("kernel=", kernel().name, " format=", FormatName(format), " room=", room,
+                           " padding=", pad == '\x01' ? "one-byte varints" : "continuation bytes",
+                           " payload=[", Hex(payload), "]"));
+          const size_t elem = OutputSize(format);
+          std::vector<unsigned char> out((static_cast<size_t>(room) + 8) * elem, 0xA5);
+          const int r =
+              kernel().TinyDecoder(format)(begin, begin + payload.size(), out.data(), room);
+          for (size_t i = static_cast<size_t>(room) * elem; i < out.size(); ++i) {
+            ASSERT_EQ(out[i], 0xA5) << "wrote past the room at byte " << i;
+          }
+          if (r == internal::kTinyUnhandled) {
+            ASSERT_TRUE(has_long_varint)
+                << "declined a payload without a varint over " << longest_taken << " bytes";
+            continue;
+          }
+          if (expected.status != DecodeStatus::kOk) {
+            ASSERT_EQ(r, internal::kTinyMalformed) << StatusName(expected.status);
+            continue;
+          }
+          ASSERT_EQ(r, static_cast<int>(expected.values.size()));
+          for (size_t i = 0; i < expected.values.size(); ++i) {
+            ASSERT_EQ(OutputBits(format, out.data(), i), expected.values[i]) << "value " << i;
+          }
         }
       }
     }
@@ -682,6 +688,37 @@ TEST_P(WholeStepKernelTest, TinyDecodersStoreWholeSteps) {
     EXPECT_FALSE(written_past(
         kernel.DecodeTinyBounded(VarintFormat::kUInt32, p, end, exact.data(), values), exact));
   }
+}
+
+// Payloads whose varints are all one or two bytes take 16-byte steps
+// (parsers/two_byte_steps_avx2-inl.h), the others 8-byte steps. A payload of under 8 bytes shows
+// which ran in decode_tiny_bounded: an 8-byte step stores slots 0-7, a 16-byte step eight slots
+// from its first value and eight from its second half's first, here the payload's count (two
+// varints: up to slot 9). Two two-byte varints take the 16-byte step; a three-byte and a one-byte
+// varint the 8-byte one. Both decode to the same values.
+TEST_P(WholeStepKernelTest, TwoByteVarintsTakeSixteenByteSteps) {
+  std::string why;
+  const KernelEntry* entry = RunnableKernel(GetParam(), &why);
+  if (entry == nullptr) GTEST_SKIP() << why;
+  const KernelDescriptor& kernel = *entry->kernel;
+  const auto slots_written = [&](const std::string& payload, uint32_t first, uint32_t second) {
+    const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+    const int room = 2 + static_cast<int>(kernel.bounded_tiny_spare_values);
+    std::vector<uint32_t> out(static_cast<size_t>(room), ~0u);
+    EXPECT_EQ(kernel.DecodeTinyBounded(VarintFormat::kUInt32, p, p + payload.size(), out.data(),
+                                       static_cast<size_t>(room)),
+              2);
+    EXPECT_EQ(out[0], first);
+    EXPECT_EQ(out[1], second);
+    int written = 0;
+    for (size_t i = 0; i < out.size(); ++i)
+      written = out[i] != ~0u ? static_cast<int>(i) + 1 : written;
+    return written;
+  };
+  EXPECT_EQ(slots_written(Varint(300, 2) + Varint(16000, 2), 300, 16000), 10)
+      << "two-byte varints: no 16-byte step";
+  EXPECT_EQ(slots_written(Varint(70000, 3) + Varint(5, 1), 70000, 5), 8)
+      << "a three-byte varint: no 8-byte step";
 }
 
 INSTANTIATE_TEST_SUITE_P(WholeStepKernels, WholeStepKernelTest,
