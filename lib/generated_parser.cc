@@ -181,16 +181,17 @@ inline bool ParseTinyOrShortPacked(const char* p, const char* end,
                                    RepeatedField<typename FormatTraits<F>::Out>* f,
                                    const Context& ctx) {
   const size_t n = static_cast<size_t>(end - p);
-  if (internal::TakesTinyDecoder(n, ctx.readable_end() - p)) {
-    const int old = f->size();
-    if (f->Capacity() - old < internal::kTinyPayloadBytes) ReserveTinyRoom(f);
-    const int count = internal::ActiveKernel().TinyDecoder(F)(
-        reinterpret_cast<const uint8_t*>(p), reinterpret_cast<const uint8_t*>(end),
-        f->AddNAlreadyReserved(internal::kTinyPayloadBytes), internal::kTinyPayloadBytes);
-    f->Truncate(old + (count >= 0 ? count : 0));
-    if (ABSL_PREDICT_TRUE(count >= 0)) return true;
-    if (count == internal::kTinyMalformed) return false;
+  if (!internal::TakesTinyDecoder(n, ctx.readable_end() - p)) {
+    return ParseShortPacked<F>(p, end, f);
   }
+  if (f->Capacity() - f->size() < internal::kTinyPayloadBytes) ReserveTinyRoom(f);
+  const int count = internal::ActiveKernel().TinyDecoder(F)(
+      reinterpret_cast<const uint8_t*>(p), reinterpret_cast<const uint8_t*>(end),
+      f->AddNAlreadyReserved(internal::kTinyPayloadBytes), internal::kTinyPayloadBytes);
+  // The size grew by the room: it keeps the values decoded.
+  f->Truncate(f->size() - internal::kTinyPayloadBytes + (count >= 0 ? count : 0));
+  if (ABSL_PREDICT_TRUE(count >= 0)) return true;
+  if (count == internal::kTinyMalformed) return false;
   return ParseShortPacked<F>(p, end, f);
 }
 

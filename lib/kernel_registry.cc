@@ -101,15 +101,36 @@ const KernelDescriptor* ResolveFromEnvironment() {
 
 }  // namespace
 
+std::atomic<const KernelDescriptor*> g_active{nullptr};
+
+namespace {
+
 // ScopedKernelOverride's (or a test's) kernel, used instead of the automatic choice; or nullptr.
 std::atomic<const KernelDescriptor*> g_override{nullptr};
 
 // The automatic choice (or PBACCEL_KERNEL's) once resolved; nullptr before the first call.
 std::atomic<const KernelDescriptor*> g_auto{nullptr};
 
+// Makes `kernel` (or, for nullptr, the automatic choice) the active one; returns the override it
+// replaces. Overrides are not thread-safe against each other (kernels.h); decodes in other threads
+// use the old kernel or the new one.
+const KernelDescriptor* SetOverride(const KernelDescriptor* kernel) {
+  const KernelDescriptor* previous = g_override.exchange(kernel, std::memory_order_acq_rel);
+  // Without an override: the automatic choice, or nullptr until ResolveAutoKernel sets it.
+  g_active.store(kernel != nullptr ? kernel : g_auto.load(std::memory_order_acquire),
+                 std::memory_order_release);
+  return previous;
+}
+
+}  // namespace
+
 ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD const KernelDescriptor& ResolveAutoKernel() {
   static const KernelDescriptor* const kernel = ResolveFromEnvironment();  // Once, thread-safe.
   g_auto.store(kernel, std::memory_order_release);
+  // Active unless an override came first (then that one stays; this call still returns the
+  // automatic choice, which is as correct).
+  const KernelDescriptor* none = nullptr;
+  g_active.compare_exchange_strong(none, kernel, std::memory_order_acq_rel);
   return *kernel;
 }
 
@@ -143,11 +164,9 @@ const KernelEntry& SelectKernel(const CpuInfo& cpu, absl::string_view requested,
 }
 
 ScopedActiveKernelForTesting::ScopedActiveKernelForTesting(const KernelDescriptor& kernel)
-    : previous_(g_override.exchange(&kernel, std::memory_order_acq_rel)) {}
+    : previous_(SetOverride(&kernel)) {}
 
-ScopedActiveKernelForTesting::~ScopedActiveKernelForTesting() {
-  g_override.store(previous_, std::memory_order_release);
-}
+ScopedActiveKernelForTesting::~ScopedActiveKernelForTesting() { SetOverride(previous_); }
 
 }  // namespace internal
 
@@ -189,14 +208,11 @@ ScopedKernelOverride::ScopedKernelOverride(absl::string_view name) {
   const internal::KernelEntry* entry = internal::FindKernel(name);
   if (entry == nullptr || !DetectedCpu().Has(entry->required_features)) return;
   ok_ = true;
-  previous_ = internal::g_override.exchange(entry->kernel, std::memory_order_acq_rel);
+  previous_ = internal::SetOverride(entry->kernel);
 }
 
 ScopedKernelOverride::~ScopedKernelOverride() {
-  if (ok_) {
-    internal::g_override.store(static_cast<const internal::KernelDescriptor*>(previous_),
-                               std::memory_order_release);
-  }
+  if (ok_) internal::SetOverride(static_cast<const internal::KernelDescriptor*>(previous_));
 }
 
 }  // namespace pbaccel

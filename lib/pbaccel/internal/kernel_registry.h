@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/base/optimization.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "pbaccel/cpu_features.h"
@@ -45,25 +46,23 @@ bool PextIsMicrocoded(const CpuInfo& cpu);
 bool Avx512LowersClock(const CpuInfo& cpu);
 
 // What ActiveKernel() reads (defined in kernel_registry.cc; set only there, by
-// ScopedKernelOverride, ScopedActiveKernelForTesting and ResolveAutoKernel): the override, or
-// nullptr; and the automatic choice (PBACCEL_KERNEL's when it names a usable kernel) once resolved,
-// or nullptr before.
-extern std::atomic<const KernelDescriptor*> g_override;
-extern std::atomic<const KernelDescriptor*> g_auto;
-// Resolves the automatic choice (once, thread-safe), stores it in g_auto and returns it. Out of
-// line and cold: inlined, its locals made every ActiveKernel() call save six registers and check a
-// stack canary (about 30 instructions per call, 5% of a generated parser's time on the tiles under
-// callgrind).
+// ScopedKernelOverride, ScopedActiveKernelForTesting and ResolveAutoKernel): the override if one
+// is in force, else the automatic choice (PBACCEL_KERNEL's when it names a usable kernel) once
+// resolved, else nullptr. One pointer, so that the kernel fetch each packed field makes is one
+// load and one test.
+extern std::atomic<const KernelDescriptor*> g_active;
+// Resolves the automatic choice (once, thread-safe), makes it active unless an override is, and
+// returns it. Out of line and cold: inlined, its locals made every ActiveKernel() call save six
+// registers and check a stack canary (about 30 instructions per call, 5% of a generated parser's
+// time on the tiles under callgrind).
 const KernelDescriptor& ResolveAutoKernel();
 
-// The kernel to decode with now: two atomic loads, inline (generated parsers ask once per packed
+// The kernel to decode with now: one atomic load, inline (generated parsers ask once per packed
 // field, and a call per field showed in their profile); callers fetch it once per payload, never
 // per varint.
 inline const KernelDescriptor& ActiveKernel() {
-  const KernelDescriptor* forced = g_override.load(std::memory_order_acquire);
-  if (forced != nullptr) return *forced;
-  const KernelDescriptor* automatic = g_auto.load(std::memory_order_acquire);
-  return automatic != nullptr ? *automatic : ResolveAutoKernel();
+  const KernelDescriptor* active = g_active.load(std::memory_order_acquire);
+  return ABSL_PREDICT_TRUE(active != nullptr) ? *active : ResolveAutoKernel();
 }
 
 // For tests: makes `kernel` (a descriptor the test built, e.g. a registered one with a function
