@@ -24,7 +24,8 @@
 //   * first and every 128 steps (lenient, non-delta formats), where no varint is open, runs of 64
 //     bytes without a continuation bit are widened straight to 64 slots (bool: min(byte, 1)), as
 //     small values and bools come (the steps' eight slots per 8 bytes are the slow way to copy
-//     them);
+//     them), and runs of 64 bytes whose varints are all one or two bytes take 16-byte steps
+//     (two_byte_steps_avx2-inl.h);
 //   * a varint crossing into the next step leaves its bits and its byte count in an OpenVarint;
 //     the next step's first varint is those bits | (its bits << 7 * bytes).
 //     A varint longer than a step (up to 10 bytes, every negative int32) simply accumulates
@@ -98,11 +99,13 @@ constexpr bool kVectorFanOut = !kStrict && !FormatTraits<F>::kDelta;
 // mispredicts: docs/kernels.md).
 constexpr size_t kRunCheckSteps = 128;
 
-// Whether the 64 bytes at p all have their high bit clear (64 one-byte varints).
-inline bool AllOneByte64(const uint8_t* p) {
-  const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-  const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32));
-  return _mm256_movemask_epi8(_mm256_or_si256(a, b)) == 0;
+// The continuation bits of the 64 bytes at p (bit i: byte i).
+inline uint64_t HighBits64(const uint8_t* p) {
+  const auto half = [p](int i) {
+    return static_cast<uint64_t>(static_cast<uint32_t>(
+        _mm256_movemask_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * i)))));
+  };
+  return half(0) | (half(1) << 32);
 }
 
 // The 64 one-byte varints at p into out[0, 64), eight slots at a time.
@@ -133,15 +136,15 @@ template <VarintFormat F, bool kStrict>
 struct Bmi2Decoder {
   using Traits = FormatTraits<F>;
   using Out = typename Traits::Out;
-  // Steps per pass of the step loop: formats with the one-byte run path look for a run every
+  // Steps per pass of the step loop: formats with the short-varint run path look for a run every
   // kRunCheckSteps steps.
   static constexpr size_t kMaxSteps = kVectorFanOut<F, kStrict> ? kRunCheckSteps : SIZE_MAX;
 
-  // The driver: alternates OneByteRuns (where the format has them) with passes of up to kMaxSteps
-  // 8-byte steps that need no bounds check, each cutting the values ending in the step out of one
-  // PEXT of its payload bits (PutStep). The varint left open at the end of a step is carried in
-  // `open`. Whatever no full step covers, and any malformed input, is finished
-  // by the bounded scalar reader from the start of the open varint.
+  // The driver: alternates ShortVarintRuns (where the format has them) with passes of up to
+  // kMaxSteps 8-byte steps that need no bounds check, each cutting the values ending in the step
+  // out of one PEXT of its payload bits (PutStep). The varint left open at the end of a step is
+  // carried in `open`. Whatever no full step covers, and any malformed input, is finished by the
+  // bounded scalar reader from the start of the open varint.
   static DecodeResult Run(const uint8_t* p, const uint8_t* end, void* out_void, size_t cap,
                           uint64_t delta_base) {
     Out* const out = static_cast<Out*>(out_void);
@@ -150,7 +153,7 @@ struct Bmi2Decoder {
     Out sum = static_cast<Out>(delta_base);  // Delta formats: the last value kept.
     for (;;) {
       if constexpr (kVectorFanOut<F, kStrict>) {
-        if (open.bytes == 0) OneByteRuns(&p, end, out, &n, cap);
+        if (open.bytes == 0) ShortVarintRuns(&p, end, out, &n, cap);
       }
       // Steps that need no bounds check: each reads 8 bytes and writes at most kSlots slots.
       size_t steps = end - p >= 8 ? static_cast<size_t>(end - p - 8) / kStepBytes + 1 : 0;
@@ -183,15 +186,30 @@ struct Bmi2Decoder {
     return DecodeTail<F, kStrict>(p, end, sink, n, cap);
   }
 
-  // Runs of one-byte varints (small values, bools): while no varint is open (the caller's
-  // REQUIRES), the next 64 bytes have no continuation bit and 64 slots remain, they are widened
-  // straight to 64 slots at out + *n; advances *p and *n.
-  __attribute__((always_inline)) static void OneByteRuns(const uint8_t** p, const uint8_t* end,
-                                                         Out* out, size_t* n, size_t cap) {
-    while (end - *p >= 64 && cap - *n >= 64 && AllOneByte64(*p)) {
-      PutOneByteWindow<F>(*p, out + *n);
-      *p += 64;
-      *n += 64;
+  // Runs of 64-byte windows of short varints, while no varint is open (the caller's REQUIRES) and
+  // 64 bytes and 64 slots remain: a window without a continuation bit (small values, bools) is
+  // widened straight to 64 slots; one whose varints are all one or two bytes, in four 16-byte
+  // steps (two_byte_steps_avx2-inl.h: at most 48 values before the last step, which stores at most
+  // 16 slots from there, so within the 64), a varint begun in its last byte left to the next
+  // window. Advances *p and *n.
+  __attribute__((always_inline)) static void ShortVarintRuns(const uint8_t** p, const uint8_t* end,
+                                                             Out* out, size_t* n, size_t cap) {
+    while (end - *p >= 64 && cap - *n >= 64) {
+      const uint64_t more = HighBits64(*p);
+      if (more == 0) {
+        PutOneByteWindow<F>(*p, out + *n);
+        *p += 64;
+        *n += 64;
+        continue;
+      }
+      if (!AllVarintsUpToTwoBytes(more)) return;
+      TwoByteSteps<F, Bmi2Bits> steps{out + *n};
+#pragma GCC unroll 4
+      for (int j = 0; j < 64; j += 16) {
+        steps.Step(_mm_loadu_si128(reinterpret_cast<const __m128i*>(*p + j)));
+      }
+      *p += 64 - (more >> 63);  // A varint begun in the last byte starts the next window.
+      *n += steps.count;
     }
   }
 
