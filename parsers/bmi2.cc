@@ -57,6 +57,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "parsers/kernel_probes.h"
 #include "pbaccel/internal/kernel_abi.h"
 
 namespace pbaccel {
@@ -265,13 +266,7 @@ size_t CountTerminatorsPopcnt(const uint8_t* p, const uint8_t* end) {
   const uint8_t* const begin = p;
   size_t count = 0;
   // 64 bytes at a time with AVX2: two masks combined, one popcount.
-  for (; end - p >= 64; p += 64) {
-    const auto mask = [p](int i) {
-      return static_cast<uint64_t>(static_cast<uint32_t>(
-          _mm256_movemask_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * i)))));
-    };
-    count += static_cast<size_t>(_mm_popcnt_u64(~(mask(0) | (mask(1) << 32))));
-  }
+  for (; end - p >= 64; p += 64) count += static_cast<size_t>(_mm_popcnt_u64(~HighBits64(p)));
   for (; end - p >= 8; p += 8) {
     count += static_cast<size_t>(_mm_popcnt_u64(~LoadLittleEndian64(p) & kHighBits));
   }

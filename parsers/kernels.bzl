@@ -73,12 +73,15 @@ KERNELS = [
         # compiler picks them.
         features = ["avx2", "bmi1", "bmi2", "popcnt", "lzcnt"],
         veto = "VetoSlowPext",
+        # Tests count its 16-byte steps (kernel_probes.h): //parsers:bmi2_probed.
+        probed = True,
     ),
     struct(
         name = "masked_vbyte_avx2",
         arch = "x86_64",
         features = ["avx2", "ssse3", "sse4.1", "popcnt"],
         veto = None,
+        probed = True,
     ),
     struct(
         name = "masked_vbyte",
@@ -100,6 +103,18 @@ KERNELS = [
 def kernel_copts(kernel):
     """The compiler flags of `kernel`: exactly one per declared feature."""
     return [CPU_FEATURES[f].copt for f in kernel.features if CPU_FEATURES[f].copt]
+
+def probed_kernel_defines():
+    """For tests/kernel_probes_test.cc: PBACCEL_PROBED_<NAME>_FEATURES=<CpuFeature mask> for each
+    row with probed = True (the features a CPU needs to run its `_probed` library)."""
+    return [
+        "PBACCEL_PROBED_%s_FEATURES=%s" % (
+            k.name.upper(),
+            "|".join([CPU_FEATURES[f].enum for f in k.features]) or "0",
+        )
+        for k in KERNELS
+        if getattr(k, "probed", False)
+    ]
 
 def descriptor_symbol(name):
     """The C++ name of a kernel's KernelDescriptor: masked_vbyte_avx2 -> kMaskedVbyteAvx2Kernel."""
@@ -134,7 +149,8 @@ def kernel_defines():
     return _per_arch(_guards)
 
 def pbaccel_kernels():
-    """Declares one cc_library per row of KERNELS, plus what the registry and the tests read."""
+    """Declares one cc_library per row of KERNELS (and a `_probed` one for rows with probed =
+    True), plus what the registry and the tests read."""
     for k in KERNELS:
         if k.arch != "any" and k.arch not in ARCHES:
             fail("kernel %s names unknown architecture %s" % (k.name, k.arch))
@@ -157,6 +173,18 @@ def pbaccel_kernels():
             alwayslink = True,
             visibility = ["//lib:__pkg__", "//tests:__pkg__", "//bench:__pkg__"],
         )
+        if getattr(k, "probed", False):
+            # The same kernel counting its fast paths (parsers/kernel_probes.h), for tests only;
+            # it defines the same descriptor, so a test links it instead of the registry.
+            native.cc_library(
+                name = k.name + "_probed",
+                srcs = srcs,
+                copts = kernel_copts(k) + ["-DPBACCEL_KERNEL_PROBES"],
+                deps = [":kernel_abi"],
+                alwayslink = True,
+                testonly = True,
+                visibility = ["//tests:__pkg__"],
+            )
         native.filegroup(
             name = k.name + "_archives",
             srcs = [":" + k.name],

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "parsers/kernel_probes.h"
 #include "pbaccel/internal/kernel_abi.h"
 
 namespace pbaccel {

@@ -13,8 +13,9 @@
 // (palignr). No branch on the values.
 //
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, in a kernel's .cc
-// compiled with -mavx2 and -mpopcnt, after parsers/step8_avx2-inl.h (StoreFields) and
-// parsers/store8x32_avx2-inl.h. No include guard; includes nothing (varint_format-inl.h says why).
+// compiled with -mavx2 and -mpopcnt, after parsers/kernel_probes.h (which tests count the steps
+// with), parsers/step8_avx2-inl.h (StoreFields) and parsers/store8x32_avx2-inl.h. No include guard;
+// includes nothing (varint_format-inl.h says why).
 
 // For each 8-bit mask of the varint ends in 8 bytes: the pshufb control that moves the 16-bit
 // lanes of those bytes, in order, to the front of the 8 lanes (the rest become zero).
@@ -102,6 +103,7 @@ struct TwoByteSteps {
   // ends there). REQUIRES: the payload's varints are at most two bytes (AllVarintsUpToTwoBytes),
   // and none ends in a step's bytes past the payload.
   __attribute__((always_inline)) void Step(__m128i bytes) {
+    PBACCEL_KERNEL_PROBE(two_byte_steps);
     const __m128i before = _mm_alignr_epi8(bytes, last, 15);  // Byte i - 1 for each byte i.
     last = bytes;
     const __m256i low7 = _mm256_set1_epi16(0x7F);

@@ -690,37 +690,6 @@ TEST_P(WholeStepKernelTest, TinyDecodersStoreWholeSteps) {
   }
 }
 
-// Payloads whose varints are all one or two bytes take 16-byte steps
-// (parsers/two_byte_steps_avx2-inl.h), the others 8-byte steps. A payload of under 8 bytes shows
-// which ran in decode_tiny_bounded: an 8-byte step stores slots 0-7, a 16-byte step eight slots
-// from its first value and eight from its second half's first, here the payload's count (two
-// varints: up to slot 9). Two two-byte varints take the 16-byte step; a three-byte and a one-byte
-// varint the 8-byte one. Both decode to the same values.
-TEST_P(WholeStepKernelTest, TwoByteVarintsTakeSixteenByteSteps) {
-  std::string why;
-  const KernelEntry* entry = RunnableKernel(GetParam(), &why);
-  if (entry == nullptr) GTEST_SKIP() << why;
-  const KernelDescriptor& kernel = *entry->kernel;
-  const auto slots_written = [&](const std::string& payload, uint32_t first, uint32_t second) {
-    const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
-    const int room = 2 + static_cast<int>(kernel.bounded_tiny_spare_values);
-    std::vector<uint32_t> out(static_cast<size_t>(room), ~0u);
-    EXPECT_EQ(kernel.DecodeTinyBounded(VarintFormat::kUInt32, p, p + payload.size(), out.data(),
-                                       static_cast<size_t>(room)),
-              2);
-    EXPECT_EQ(out[0], first);
-    EXPECT_EQ(out[1], second);
-    int written = 0;
-    for (size_t i = 0; i < out.size(); ++i)
-      written = out[i] != ~0u ? static_cast<int>(i) + 1 : written;
-    return written;
-  };
-  EXPECT_EQ(slots_written(Varint(300, 2) + Varint(16000, 2), 300, 16000), 10)
-      << "two-byte varints: no 16-byte step";
-  EXPECT_EQ(slots_written(Varint(70000, 3) + Varint(5, 1), 70000, 5), 8)
-      << "a three-byte varint: no 8-byte step";
-}
-
 INSTANTIATE_TEST_SUITE_P(WholeStepKernels, WholeStepKernelTest,
                          ::testing::Values("bmi2", "masked_vbyte_avx2"),
                          [](const ::testing::TestParamInfo<const char*>& info) {

@@ -1,0 +1,28 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// kernel_probes.h: counters that prove a kernel's fast path ran where its results cannot tell
+// (two ways that store the same values into the same slots). PBACCEL_KERNEL_PROBE(name) counts
+// into a thread-local counter in a test build of a kernel (compiled with -DPBACCEL_KERNEL_PROBES:
+// the `<kernel>_probed` libraries of parsers/kernels.bzl, linked by tests/kernel_probes_test.cc,
+// which defines the counters) and is nothing in every other build.
+
+#ifndef PBACCEL_PARSERS_KERNEL_PROBES_H_
+#define PBACCEL_PARSERS_KERNEL_PROBES_H_
+
+#include <cstdint>
+
+#if defined(PBACCEL_KERNEL_PROBES)
+namespace pbaccel {
+namespace internal {
+namespace probes {
+// 16-byte steps over one- and two-byte varints (parsers/two_byte_steps_avx2-inl.h).
+extern thread_local uint64_t two_byte_steps;
+}  // namespace probes
+}  // namespace internal
+}  // namespace pbaccel
+#define PBACCEL_KERNEL_PROBE(name) (++::pbaccel::internal::probes::name)
+#else
+#define PBACCEL_KERNEL_PROBE(name) static_cast<void>(0)
+#endif
+
+#endif  // PBACCEL_PARSERS_KERNEL_PROBES_H_

@@ -1,0 +1,150 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// Which steps decoded a payload, where the values cannot tell: the AVX2 kernels' 16-byte steps
+// for one- and two-byte varints (parsers/two_byte_steps_avx2-inl.h) store the same values into the
+// same slots as their 8-byte steps. Their probed builds (parsers/kernel_probes.h, linked here
+// instead of the registry) count the 16-byte steps: the block decoder's two-byte windows (bmi2),
+// decode_tiny and decode_tiny_bounded (both kernels) must take them for payloads of one- and
+// two-byte varints, and must not for payloads holding a longer varint. Skipped, by name, on CPUs
+// that cannot run a kernel.
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "pbaccel/cpu_features.h"
+#include "pbaccel/internal/kernel_abi.h"
+
+namespace pbaccel {
+namespace internal {
+namespace probes {
+thread_local uint64_t two_byte_steps = 0;
+}  // namespace probes
+
+#if defined(__x86_64__)
+extern const KernelDescriptor kBmi2Kernel;
+extern const KernelDescriptor kMaskedVbyteAvx2Kernel;
+
+namespace {
+
+std::string Varint(uint64_t v) {
+  std::string out;
+  do {
+    const uint8_t low = static_cast<uint8_t>(v & 0x7F);
+    v >>= 7;
+    out.push_back(static_cast<char>(v != 0 ? low | 0x80 : low));
+  } while (v != 0);
+  return out;
+}
+
+// `count` varints cycling through `values`, and the values themselves.
+std::string Payload(const std::vector<uint32_t>& values, int count, std::vector<uint32_t>* out) {
+  std::string payload;
+  for (int i = 0; i < count; ++i) {
+    const uint32_t v = values[static_cast<size_t>(i) % values.size()];
+    payload += Varint(v);
+    out->push_back(v);
+  }
+  return payload;
+}
+
+struct Probed {
+  const char* name;
+  const KernelDescriptor* kernel;
+  uint32_t features;
+  bool block_windows;  // Whether its block decoder takes 16-byte steps too.
+};
+
+class KernelProbesTest : public ::testing::TestWithParam<Probed> {
+ protected:
+  void SetUp() override {
+    if (!DetectedCpu().Has(GetParam().features)) {
+      GTEST_SKIP() << "this CPU cannot run " << GetParam().name;
+    }
+  }
+  const KernelDescriptor& kernel() const { return *GetParam().kernel; }
+
+  // The 16-byte steps `decode` takes, checking its values against `expected`.
+  template <typename Decode>
+  uint64_t StepsOf(const std::vector<uint32_t>& expected, Decode decode) {
+    std::vector<uint32_t> out(expected.size() + 64, ~0u);
+    const uint64_t before = probes::two_byte_steps;
+    EXPECT_EQ(decode(out.data(), static_cast<int>(out.size())),
+              static_cast<int64_t>(expected.size()));
+    for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(out[i], expected[i]) << "value " << i;
+    return probes::two_byte_steps - before;
+  }
+};
+
+// Tile-like values: one and two bytes; with a three-byte one among them.
+const std::vector<uint32_t> kShort = {9, 4096, 17, 130, 1, 16383, 77};
+const std::vector<uint32_t> kWithLong = {9, 4096, 17, 70000, 1, 16383, 77};
+
+TEST_P(KernelProbesTest, BlockDecoderTakesTwoByteWindows) {
+  for (const auto* values : {&kShort, &kWithLong}) {
+    std::vector<uint32_t> expected;
+    const std::string payload = Payload(*values, 1000, &expected);
+    const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+    const uint64_t steps = StepsOf(expected, [&](uint32_t* out, int cap) {
+      const DecodeResult r = kernel().Decoder(VarintFormat::kUInt32, false)(
+          p, p + payload.size(), out, static_cast<size_t>(cap), 0);
+      return r.status == DecodeStatus::kOk ? static_cast<int64_t>(r.count) : -1;
+    });
+    if (values == &kShort && GetParam().block_windows) {
+      // Every 64-byte window but the ones the 8-byte steps take after the first: most of them.
+      EXPECT_GE(steps, 4 * (payload.size() / 64) / 2) << payload.size() << " bytes";
+    } else {
+      EXPECT_EQ(steps, 0u) << (values == &kShort ? "no two-byte windows expected"
+                                                 : "a window held a three-byte varint");
+    }
+  }
+}
+
+TEST_P(KernelProbesTest, TinyDecodersTakeSixteenByteSteps) {
+  for (int count = 1; count <= 40; ++count) {
+    for (const auto* values : {&kShort, &kWithLong}) {
+      std::vector<uint32_t> expected;
+      std::string payload = Payload(*values, count, &expected);
+      const bool two_byte = values == &kShort || count < 4;  // 70000 is the fourth value.
+      // A payload of one-byte varints only (the first value alone) is widened without steps.
+      const bool one_byte =
+          std::all_of(payload.begin(), payload.end(), [](char c) { return (c & 0x80) == 0; });
+      const uint64_t expected_steps = two_byte && !one_byte ? (payload.size() + 15) / 16 : 0;
+      SCOPED_TRACE(absl::StrCat(count, " values, ", payload.size(), " bytes"));
+      if (payload.size() <= static_cast<size_t>(kTinyPayloadBytes)) {
+        const size_t n = payload.size();
+        payload.resize(n + kTinyReadableBytes, '\x80');  // Readable past the payload.
+        const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+        const uint64_t steps = StepsOf(expected, [&](uint32_t* out, int) {
+          return kernel().TinyDecoder(VarintFormat::kUInt32)(p, p + n, out, kTinyPayloadBytes);
+        });
+        EXPECT_EQ(steps, expected_steps) << "decode_tiny";
+        payload.resize(n);
+      }
+      if (payload.size() <= 64) {
+        const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+        const uint64_t steps = StepsOf(expected, [&](uint32_t* out, int cap) {
+          return kernel().DecodeTinyBounded(VarintFormat::kUInt32, p, p + payload.size(), out,
+                                            static_cast<size_t>(cap));
+        });
+        EXPECT_EQ(steps, expected_steps) << "decode_tiny_bounded";
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AvxKernels, KernelProbesTest,
+    ::testing::Values(Probed{"bmi2", &kBmi2Kernel, PBACCEL_PROBED_BMI2_FEATURES, true},
+                      Probed{"masked_vbyte_avx2", &kMaskedVbyteAvx2Kernel,
+                             PBACCEL_PROBED_MASKED_VBYTE_AVX2_FEATURES, false}),
+    [](const ::testing::TestParamInfo<Probed>& info) { return std::string(info.param.name); });
+
+}  // namespace
+#endif  // defined(__x86_64__)
+
+}  // namespace internal
+}  // namespace pbaccel
