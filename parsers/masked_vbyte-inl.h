@@ -8,14 +8,16 @@
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, in a kernel's .cc
 // file, after <immintrin.h> (or <smmintrin.h>), <algorithm>, <cstddef>, <cstdint>, <cstring>,
 // pbaccel/internal/kernel_abi.h and the shared -inl.h files (masked_vbyte_tables, varint_format,
-// varint_scalar, varint_size; with AVX2 also store8x32_avx2). Compiled with -mavx2
-// (__AVX2__ defined), the same algorithm uses 256-bit forms where they save instructions; the
-// steps, tables, bounds and results are the same:
+// varint_scalar, varint_size; with AVX2 also store8x32_avx2, step8_avx2 and two_byte_steps_avx2).
+// Compiled with -mavx2 (__AVX2__ defined), the same algorithm uses 256-bit forms where they save
+// instructions, and one more step; the tables, bounds and results are the same:
 //   * the 64-byte continuation mask from two vpmovmskb instead of four pmovmskb;
 //   * 32-bit formats without a running sum (int32, uint32, sint32, enum): a one-byte run's values
 //     widened eight at a time (vpmovzxbd ymm) into 32-byte stores, and the blended step's eight
 //     slots widened (vpmovzxwd ymm), selected and stored as one 32-byte vector, instead of two
-//     of each.
+//     of each;
+//   * formats without a running sum, lenient: a 64-byte window whose varints are all one or two
+//     bytes in four 16-byte steps (two_byte_steps_avx2-inl.h).
 // The measurements behind these choices are in docs/kernels.md.
 //
 // The continuation bits of 64 payload bytes are gathered with four pmovmskb into one 64-bit mask,
@@ -542,6 +544,25 @@ struct MaskedVByteDecoder {
         if (end - p >= 64) bits = ContinuationBits64(p);
         continue;
       }
+#if defined(__AVX2__)
+      if constexpr (!kStrict && !FormatTraits<F>::kDelta) {
+        // 64 bytes of one- and two-byte varints (tile geometry, string-table indexes): four
+        // 16-byte steps (two_byte_steps_avx2-inl.h: at most 48 values before the last, which
+        // stores at most 16 slots from there), a varint begun in the last byte left to the next
+        // window.
+        if (AllVarintsUpToTwoBytes(bits) && cap - n >= 64) {
+          TwoByteSteps<F, PortableBits> steps{out + n};
+#pragma GCC unroll 4
+          for (int j = 0; j < 64; j += 16) {
+            steps.Step(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + j)));
+          }
+          p += 64 - (bits >> 63);
+          n += steps.count;
+          if (end - p >= 64) bits = ContinuationBits64(p);
+          continue;
+        }
+      }
+#endif
       const bool look_ahead = end - p >= 128;
       const uint64_t ahead = look_ahead ? ContinuationBits64(p + 64) : 0;
       const Walk w = WalkWindow(p, bits, 48, SIZE_MAX, out + n, cap - n, &carry);

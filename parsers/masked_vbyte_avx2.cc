@@ -9,7 +9,8 @@
 // whole 16-byte steps for one- and two-byte varints, whole 8-byte steps otherwise) without BMI2:
 // PortableBits finds a step's pattern by a movemask and packs its
 // payload bits by shifts and masks, as the CPUs this kernel is for (AMD Zen 1/2) run PEXT in
-// microcode. What they leave goes to the Masked VByte decoder.
+// microcode. What they leave goes to the Masked VByte decoder, which takes 64-byte windows of one-
+// and two-byte varints in the same 16-byte steps.
 
 #include <immintrin.h>
 
@@ -36,14 +37,14 @@ namespace {
 // Uses varint_format-inl.h.
 #include "parsers/store8x32_avx2-inl.h"
 
-// The decoder, on the building blocks above.
-#include "parsers/masked_vbyte-inl.h"
-
-// Short payloads in whole steps, without BMI2.
+// Whole 8-byte steps without BMI2 (PortableBits), and the 16-byte steps built on them.
 #include "parsers/step8_avx2-inl.h"
 
 // Uses step8_avx2-inl.h.
 #include "parsers/two_byte_steps_avx2-inl.h"
+
+// The decoder, on the building blocks above.
+#include "parsers/masked_vbyte-inl.h"
 
 // decode_tiny and decode_tiny_bounded, from both kinds of steps.
 #include "parsers/short_payloads_avx2-inl.h"
