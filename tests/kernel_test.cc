@@ -632,9 +632,10 @@ TEST_P(KernelTest, BoundedTinyDecoderReadsAndWritesOnlyThePayload) {
   }
 }
 
-// The whole-step tiny decoders (parsers/step8_avx2-inl.h) of bmi2 and masked_vbyte_avx2 run: they
-// store eight slots per 8-byte step, so, given room past the values, they write there (the
-// per-varint decoders they replaced wrote only the values). decode_tiny with its 16 values of
+// The whole-step tiny decoders (parsers/short_payloads_avx2-inl.h) of bmi2 and masked_vbyte_avx2
+// run: they store eight slots per 8-byte step or per half of a 16-byte step, so, given room past
+// the values, they write there (the per-varint decoders they replaced wrote only the values;
+// which kind of step ran is kernel_probes_test's business). decode_tiny with its 16 values of
 // room, and decode_tiny_bounded with the spare room the kernel asks for (bounded_tiny_spare_values,
 // which must not be 0 for them), on payloads of two-byte
 // varints (no one-byte shortcut) of every size up to 64 bytes; with no room to spare the bounded
