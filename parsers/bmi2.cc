@@ -100,15 +100,6 @@ constexpr bool kVectorFanOut = !kStrict && !FormatTraits<F>::kDelta;
 // mispredicts: docs/kernels.md).
 constexpr size_t kRunCheckSteps = 128;
 
-// The continuation bits of the 64 bytes at p (bit i: byte i).
-inline uint64_t HighBits64(const uint8_t* p) {
-  const auto half = [p](int i) {
-    return static_cast<uint64_t>(static_cast<uint32_t>(
-        _mm256_movemask_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * i)))));
-  };
-  return half(0) | (half(1) << 32);
-}
-
 // The 64 one-byte varints at p into out[0, 64), eight slots at a time.
 template <VarintFormat F>
 inline void PutOneByteWindow(const uint8_t* p, typename FormatTraits<F>::Out* out) {
@@ -196,7 +187,7 @@ struct Bmi2Decoder {
   __attribute__((always_inline)) static void ShortVarintRuns(const uint8_t** p, const uint8_t* end,
                                                              Out* out, size_t* n, size_t cap) {
     while (end - *p >= 64 && cap - *n >= 64) {
-      const uint64_t more = HighBits64(*p);
+      const uint64_t more = HighBitsOf64(*p);
       if (more == 0) {
         PutOneByteWindow<F>(*p, out + *n);
         *p += 64;
@@ -266,7 +257,7 @@ size_t CountTerminatorsPopcnt(const uint8_t* p, const uint8_t* end) {
   const uint8_t* const begin = p;
   size_t count = 0;
   // 64 bytes at a time with AVX2: two masks combined, one popcount.
-  for (; end - p >= 64; p += 64) count += static_cast<size_t>(_mm_popcnt_u64(~HighBits64(p)));
+  for (; end - p >= 64; p += 64) count += static_cast<size_t>(_mm_popcnt_u64(~HighBitsOf64(p)));
   for (; end - p >= 8; p += 8) {
     count += static_cast<size_t>(_mm_popcnt_u64(~LoadLittleEndian64(p) & kHighBits));
   }

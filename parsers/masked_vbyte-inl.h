@@ -136,24 +136,6 @@ inline __m128i Join14(__m128i groups) {
 }
 inline __m128i Join28(__m128i pairs) { return _mm_madd_epi16(pairs, _mm_set1_epi32(0x40000001)); }
 
-// The continuation bits of the 64 bytes at q (bit i = high bit of byte i): four pmovmskb (two
-// vpmovmskb with AVX2).
-__attribute__((always_inline)) inline uint64_t ContinuationBits64(const uint8_t* q) {
-#ifdef __AVX2__
-  const auto load = [q](int i) {
-    return static_cast<uint64_t>(static_cast<uint32_t>(
-        _mm256_movemask_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 32 * i)))));
-  };
-  return load(0) | (load(1) << 32);
-#else
-  const auto load = [q](int i) {
-    return static_cast<uint64_t>(static_cast<uint16_t>(
-        _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q + 16 * i)))));
-  };
-  return load(0) | (load(1) << 16) | (load(2) << 32) | (load(3) << 48);
-#endif
-}
-
 // The outcome of walking one staged or in-place window.
 struct Walk {
   size_t off;         // Bytes consumed from the window start.
@@ -530,7 +512,7 @@ struct MaskedVByteDecoder {
     // after it, computed while this window is walked (a mask computed where the walk stopped
     // waited for the walk: four loads and four pmovmskb on the critical path at every window;
     // len1to5 -5 %, W4 -8 %, W2 -3 % at n = 1M).
-    uint64_t bits = end - p >= 64 ? ContinuationBits64(p) : 0;
+    uint64_t bits = end - p >= 64 ? HighBitsOf64(p) : 0;
     while (end - p >= 64 && cap - n >= 16 && !needs_scalar) {
       if (bits == 0 && cap - n >= 64 && !(kStrict && F == VarintFormat::kBool)) {
         // 64 one-byte varints (a branch taken in runs of small values, and predictably not taken
@@ -541,7 +523,7 @@ struct MaskedVByteDecoder {
           p += 64;
           n += 64;
         } while (end - p >= 64 && cap - n >= 64 && AllOneByte64(p));
-        if (end - p >= 64) bits = ContinuationBits64(p);
+        if (end - p >= 64) bits = HighBitsOf64(p);
         continue;
       }
 #if defined(__AVX2__)
@@ -558,13 +540,13 @@ struct MaskedVByteDecoder {
           }
           p += 64 - (bits >> 63);
           n += steps.count;
-          if (end - p >= 64) bits = ContinuationBits64(p);
+          if (end - p >= 64) bits = HighBitsOf64(p);
           continue;
         }
       }
 #endif
       const bool look_ahead = end - p >= 128;
-      const uint64_t ahead = look_ahead ? ContinuationBits64(p + 64) : 0;
+      const uint64_t ahead = look_ahead ? HighBitsOf64(p + 64) : 0;
       const Walk w = WalkWindow(p, bits, 48, SIZE_MAX, out + n, cap - n, &carry);
       p += w.off;
       n += w.count;
@@ -574,7 +556,7 @@ struct MaskedVByteDecoder {
       if (look_ahead && w.off > 48) {
         bits = ((bits >> 48) >> (w.off - 48)) | (ahead << (64 - w.off));
       } else if (end - p >= 64) {
-        bits = ContinuationBits64(p);
+        bits = HighBitsOf64(p);
       }
     }
 
@@ -596,7 +578,7 @@ struct MaskedVByteDecoder {
       alignas(16) uint8_t buf[128] = {};
       const size_t real = end - p < 48 ? static_cast<size_t>(end - p) : 48;
       std::memcpy(buf, p, real);
-      const uint64_t buf_bits = ContinuationBits64(buf);
+      const uint64_t buf_bits = HighBitsOf64(buf);
       const uint64_t real_mask = (uint64_t{1} << real) - 1;
       const uint64_t term = ~buf_bits & real_mask;
       size_t complete = static_cast<size_t>(__builtin_popcountll(term));
@@ -672,8 +654,7 @@ size_t CountTerminators(const uint8_t* p, const uint8_t* end) {
   const uint8_t* const begin = p;
   size_t count = 0;
   // 64 bytes at a time: four masks combined, one popcount.
-  for (; end - p >= 64; p += 64)
-    count += static_cast<size_t>(_mm_popcnt_u64(~ContinuationBits64(p)));
+  for (; end - p >= 64; p += 64) count += static_cast<size_t>(_mm_popcnt_u64(~HighBitsOf64(p)));
   for (; end - p >= 16; p += 16) {
     const int cont = _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
     count += static_cast<size_t>(16 - _mm_popcnt_u32(static_cast<unsigned>(cont)));

@@ -49,14 +49,6 @@ namespace {
 #include "parsers/varint_scalar-inl.h"
 #include "parsers/varint_size-inl.h"
 
-// The continuation bits of the 64 bytes at q (bit i = high bit of byte i), from
-// tiny_payload-inl.h's 16 at a time.
-inline uint64_t HighBits64(const uint8_t* q) {
-  uint64_t bits = 0;
-  for (int i = 0; i < 4; ++i) bits |= uint64_t{HighBitsOf16(q + 16 * i)} << (16 * i);
-  return bits;
-}
-
 // 7-bit groups joined: byte pairs into 14 bits per 16-bit lane, 14-bit pairs into 28 bits per
 // 32-bit lane, 28-bit pairs into 56 bits per 64-bit lane. Each lane's low part is already below
 // its width (the groups have no continuation bits), so the high part is inserted above it.
@@ -238,7 +230,7 @@ struct NeonDecoder {
     Out sum = static_cast<Out>(delta_base);
     bool needs_scalar = false;
     while (end - p >= 64 && cap - n >= 16 && !needs_scalar) {
-      const Walk w = WalkWindow(p, HighBits64(p), 48, out + n, cap - n, &sum);
+      const Walk w = WalkWindow(p, HighBitsOf64(p), 48, out + n, cap - n, &sum);
       p += w.off;
       n += w.count;
       needs_scalar = w.needs_scalar;

@@ -78,37 +78,9 @@ struct WholeStepBoundedTiny {
         }
         if (room - bits.count >= static_cast<int>(kSpareValues)) {
           if (AllVarintsUpToTwoBytes(bits.more)) {
-            TwoByteSteps<F, Bits> steps{out};
-            if (n < 8) {
-              steps.Step(PastPayloadContinues(_mm_cvtsi64_si128(bits.short_word), n));
-            } else if (n <= 16) {
-              // The first 8 bytes, then the last 8 shifted down past them (for n = 8, bytes that
-              // become continuations).
-              const uint64_t tail = LoadLittleEndian64(p + n - 8) >> ((8 * (16 - n)) & 63);
-              steps.Step(
-                  PastPayloadContinues(_mm_set_epi64x(static_cast<int64_t>(tail),
-                                                      static_cast<int64_t>(LoadLittleEndian64(p))),
-                                       n));
-            } else if (n <= 32) {
-              steps.template Whole<2>(p, n);
-            } else if (n <= 48) {
-              steps.template Whole<3>(p, n);
-            } else {
-              steps.template Whole<4>(p, n);
-            }
-            return bits.count;
-          }
-          WholeSteps<F, Bits> steps{out};
-          if (n < 8) {
-            steps.Step(bits.short_word, static_cast<unsigned>(n));
-          } else if (n <= 16) {
-            steps.template Whole<2>(p, n);
-          } else if (n <= 32) {
-            steps.template Whole<4>(p, n);
-          } else if (n <= 48) {
-            steps.template Whole<6>(p, n);
+            TwoByteSteps<F, Bits>{out}.Payload(p, n, bits.short_word);
           } else {
-            steps.template Whole<8>(p, n);
+            WholeSteps<F, Bits>{out}.Payload(p, n, bits.short_word);
           }
           return bits.count;
         }

@@ -244,4 +244,21 @@ struct WholeSteps {
       Step(LoadLittleEndian64(p + at) >> (8 * ((8 * j - at) & 7)), static_cast<unsigned>(valid));
     }
   }
+
+  // The whole payload p[0, n), 1 <= n <= 64, reading only its bytes: under 8, one step of
+  // `short_word` (its bytes, as tiny_payload-inl.h's ReadTinyPayloadBits assembles them), else
+  // two steps per 16 bytes (Whole).
+  __attribute__((always_inline)) void Payload(const uint8_t* p, int n, uint64_t short_word) {
+    if (n < 8) {
+      Step(short_word, static_cast<unsigned>(n));
+    } else if (n <= 16) {
+      Whole<2>(p, n);
+    } else if (n <= 32) {
+      Whole<4>(p, n);
+    } else if (n <= 48) {
+      Whole<6>(p, n);
+    } else {
+      Whole<8>(p, n);
+    }
+  }
 };

@@ -45,6 +45,22 @@ inline uint32_t HighBitsOf16(const uint8_t* p) {
 #endif
 }
 
+// Bit i of the result: the high bit of byte i of p[0..64) (the continuation bits of a 64-byte
+// window): two vpmovmskb with AVX2, else HighBitsOf16 four times.
+__attribute__((always_inline)) inline uint64_t HighBitsOf64(const uint8_t* p) {
+#if defined(__AVX2__)
+  const auto half = [p](int i) {
+    return static_cast<uint64_t>(static_cast<uint32_t>(
+        _mm256_movemask_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * i)))));
+  };
+  return half(0) | (half(1) << 32);
+#else
+  uint64_t bits = 0;
+  for (int i = 0; i < 4; ++i) bits |= uint64_t{HighBitsOf16(p + 16 * i)} << (16 * i);
+  return bits;
+#endif
+}
+
 #if defined(__BMI2__)
 inline constexpr int kTinyVarintMaxBytes = 8;
 // The value of the varint whose `bytes` bytes (1 to 8) start w.

@@ -132,4 +132,25 @@ struct TwoByteSteps {
 #pragma GCC unroll 4
     for (int j = 0; j < kSteps; ++j) Step(PayloadStepBytes(p, n, 16 * j));
   }
+
+  // The whole payload p[0, n), 1 <= n <= 64, reading only its bytes: one step up to 16 bytes (the
+  // first 8 and the last 8 shifted down past them; under 8, `short_word`, its bytes as
+  // ReadTinyPayloadBits assembles them), then one step per 16 bytes.
+  __attribute__((always_inline)) void Payload(const uint8_t* p, int n, uint64_t short_word) {
+    if (n < 8) {
+      Step(PastPayloadContinues(_mm_cvtsi64_si128(static_cast<int64_t>(short_word)), n));
+    } else if (n <= 16) {
+      // For n = 8 the shift is 0 and the repeated bytes become continuations.
+      const uint64_t tail = LoadLittleEndian64(p + n - 8) >> ((8 * (16 - n)) & 63);
+      Step(PastPayloadContinues(
+          _mm_set_epi64x(static_cast<int64_t>(tail), static_cast<int64_t>(LoadLittleEndian64(p))),
+          n));
+    } else if (n <= 32) {
+      Whole<2>(p, n);
+    } else if (n <= 48) {
+      Whole<3>(p, n);
+    } else {
+      Whole<4>(p, n);
+    }
+  }
 };
