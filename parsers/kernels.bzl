@@ -16,6 +16,8 @@ order. Nothing else; a new architecture is one entry of ARCHES (and its config_s
 parsers/BUILD) and its features' entries in CPU_FEATURES.
 """
 
+load("//tools:optimize.bzl", "parser_copts")
+
 # The architectures a kernel may be built for: the Bazel condition that selects them, the macro
 # under which the registry's table (kernel_table.inc) lists their kernels, and the CMake processor
 # names (CMAKE_SYSTEM_PROCESSOR, a regular expression). A row of KERNELS with arch = "any" builds
@@ -104,6 +106,11 @@ def kernel_copts(kernel):
     """The compiler flags of `kernel`: exactly one per declared feature."""
     return [CPU_FEATURES[f].copt for f in kernel.features if CPU_FEATURES[f].copt]
 
+def _kernel_library_copts(kernel):
+    """kernel_copts(kernel), optimized in -c fastbuild as the parsers calling it are
+    (tools/optimize.bzl): a kernel's short-payload decoders run on the parse's stack."""
+    return kernel_copts(kernel) + parser_copts()
+
 def probed_kernel_defines():
     """For tests/kernel_probes_test.cc: PBACCEL_PROBED_<NAME>_FEATURES=<CpuFeature mask> for each
     row with probed = True (the features a CPU needs to run its `_probed` library)."""
@@ -167,7 +174,7 @@ def pbaccel_kernels():
         native.cc_library(
             name = k.name,
             srcs = srcs,
-            copts = kernel_copts(k),
+            copts = _kernel_library_copts(k),
             deps = [":kernel_abi"],
             # Keeps the descriptor, which only the registry refers to.
             alwayslink = True,
@@ -179,7 +186,7 @@ def pbaccel_kernels():
             native.cc_library(
                 name = k.name + "_probed",
                 srcs = srcs,
-                copts = kernel_copts(k) + ["-DPBACCEL_KERNEL_PROBES"],
+                copts = _kernel_library_copts(k) + ["-DPBACCEL_KERNEL_PROBES"],
                 deps = [":kernel_abi"],
                 alwayslink = True,
                 testonly = True,

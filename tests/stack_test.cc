@@ -3,7 +3,7 @@
 // Stack use on a wide tree-shaped schema (proto/tree_shapes.proto: many repeated message and
 // string fields per level, maps of messages, a oneof of messages), at every depth up to past
 // upstream's recursion limit, under every kernel, optimized and (in .ci/run) -c fastbuild, where
-// the parsers are compiled optimized anyway (tools/optimize.bzl):
+// the parsers and kernels are compiled optimized anyway (tools/optimize.bzl):
 //   * pbaccel's generated parser (into a fresh message and in place of one holding the same tree,
 //     every repeated field's old elements reused) and its reflection walk accept and reject as
 //     upstream does;
