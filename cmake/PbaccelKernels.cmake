@@ -6,7 +6,8 @@
 #
 #   pbaccel_read_kernel_table(<bzl file>)
 #     sets PBACCEL_KERNELS (names, in priority order) and, per kernel K, PBACCEL_KERNEL_<K>_ARCH,
-#     PBACCEL_KERNEL_<K>_FEATURES and PBACCEL_KERNEL_<K>_VETO; per feature F,
+#     PBACCEL_KERNEL_<K>_FEATURES, PBACCEL_KERNEL_<K>_VETO and PBACCEL_KERNEL_<K>_PROBED (whether
+#     tests link a build of it counting its fast paths, parsers/kernel_probes.h); per feature F,
 #     PBACCEL_FEATURE_<F>_COPT and _ENUM; per architecture A, PBACCEL_ARCH_<A>_GUARD and
 #     PBACCEL_ARCH_<A>_PROCESSORS.
 #   pbaccel_kernel_builds(<kernel> <out var>)
@@ -78,7 +79,12 @@ function(pbaccel_read_kernel_table bzl)
     if(row MATCHES "veto = \"([A-Za-z0-9]+)\"")
       set(veto "${CMAKE_MATCH_1}")
     endif()
+    set(probed FALSE)
+    if(row MATCHES "probed = True")
+      set(probed TRUE)
+    endif()
     list(APPEND names "${name}")
+    set(PBACCEL_KERNEL_${name}_PROBED ${probed} PARENT_SCOPE)
     set(PBACCEL_KERNEL_${name}_FEATURES "${features}" PARENT_SCOPE)
     set(PBACCEL_KERNEL_${name}_VETO "${veto}" PARENT_SCOPE)
   endforeach()

@@ -77,7 +77,9 @@ namespace {
 // Uses all of the above.
 #include "parsers/step8_avx2-inl.h"
 
-// Uses step8_avx2-inl.h.
+#include "parsers/two_byte_lanes-inl.h"
+
+// Uses two_byte_lanes-inl.h and step8_avx2-inl.h.
 #include "parsers/two_byte_steps_avx2-inl.h"
 
 // decode_tiny and decode_tiny_bounded, from both kinds of steps.

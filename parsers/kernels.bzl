@@ -97,6 +97,8 @@ KERNELS = [
         # TBL shuffles from the masked_vbyte shape tables, SLI joins (Advanced SIMD: baseline).
         features = ["neon"],
         veto = None,
+        # Tests count its 16-byte steps (kernel_probes.h): //parsers:neon_probed.
+        probed = True,
     ),
     struct(name = "portable", arch = "any", features = [], veto = None),
     struct(name = "scalar", arch = "any", features = [], veto = None),
@@ -140,6 +142,14 @@ def _per_arch(make, *args):
 
 def _labels(kernels, suffix):
     return ["//parsers:" + k.name + suffix for k in kernels]
+
+def _probed_labels(kernels):
+    return ["//parsers:" + k.name + "_probed" for k in kernels if getattr(k, "probed", False)]
+
+def probed_kernel_targets():
+    """Labels of the `_probed` libraries of the rows with probed = True (a select(): each
+    architecture's only there), for tests/kernel_probes_test.cc."""
+    return _per_arch(_probed_labels)
 
 def kernel_targets(suffix = ""):
     """Labels of every kernel's cc_library (a select(): each architecture's only there).

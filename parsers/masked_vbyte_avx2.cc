@@ -40,7 +40,9 @@ namespace {
 // Whole 8-byte steps without BMI2 (PortableBits), and the 16-byte steps built on them.
 #include "parsers/step8_avx2-inl.h"
 
-// Uses step8_avx2-inl.h.
+#include "parsers/two_byte_lanes-inl.h"
+
+// Uses two_byte_lanes-inl.h and step8_avx2-inl.h.
 #include "parsers/two_byte_steps_avx2-inl.h"
 
 // The decoder, on the building blocks above.

@@ -19,6 +19,11 @@
 //       two (or one) of 1-5 bytes in 64-bit lanes;
 //   * a varint of 6-10 bytes at the front (every negative int32, large 64-bit values): the
 //     word-at-a-time read (varint_word-inl.h), then the walk goes on.
+// Before a window (64 bytes, or 16 near the end) is walked so, one whose varints are all one or
+// two bytes (tile geometry, string-table indices; not all one byte) takes 16-byte steps instead
+// (two_byte_steps_neon-inl.h; the non-delta formats, strict bool excepted), as do such payloads
+// of decode_tiny and of the bounded tiny decoder (up to 64 bytes, read exactly: the last step takes
+// the payload's last 16 bytes shifted down).
 // zigzag, bool and delta (a prefix sum over each vector, the running sum carried in a register)
 // are fused into the stores, which write whole vectors: elements past a step's values are
 // overwritten by the next step (kernel_abi.h allows it below `cap`; the walk keeps 16 free).
@@ -35,6 +40,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "parsers/kernel_probes.h"
 #include "pbaccel/internal/kernel_abi.h"
 
 namespace pbaccel {
@@ -45,6 +51,7 @@ namespace {
 #include "pbaccel/internal/varint_word-inl.h"
 
 #include "parsers/masked_vbyte_tables-inl.h"
+#include "parsers/two_byte_lanes-inl.h"
 #include "parsers/varint_format-inl.h"
 #include "parsers/varint_scalar-inl.h"
 #include "parsers/varint_size-inl.h"
@@ -154,6 +161,9 @@ struct NeonStore {
   }
 };
 
+// Uses two_byte_lanes-inl.h, Join14 and NeonStore.
+#include "parsers/two_byte_steps_neon-inl.h"
+
 // The outcome of walking one window.
 struct Walk {
   size_t off;         // Bytes consumed from the window start.
@@ -223,6 +233,35 @@ struct NeonDecoder {
     return {off, k, false};
   }
 
+  // Whether windows of one- and two-byte varints take 16-byte steps (two_byte_steps_neon-inl.h):
+  // not for running sums, nor for strict bools (a two-byte value is not 0 or 1); any other value
+  // below 2^14 fits its type.
+  static constexpr bool kTwoByteSteps =
+      !FormatTraits<F>::kDelta && !(kStrict && F == VarintFormat::kBool);
+
+  // The window of `bytes` bytes (64 or 16) at *p with continuation bits `bits`, if its varints are
+  // all one or two bytes and not all one byte (the walk's one-byte steps are cheaper): 16-byte
+  // steps, a varint begun in the window's last byte left to the next window. Room: at most
+  // bytes - 16 values before the last step, which stores at most 16 slots from there. Returns
+  // whether it took the window, having advanced *p and *n.
+  template <int kBytes>
+  __attribute__((always_inline)) static bool TwoByteWindow(const uint8_t** p, uint64_t bits,
+                                                           Out* out, size_t* n, size_t cap) {
+    if constexpr (kTwoByteSteps) {
+      if (bits != 0 && AllVarintsUpToTwoBytes(bits) && cap - *n >= kBytes) {
+        NeonTwoByteSteps<F> steps{out + *n};
+#pragma GCC unroll 4
+        for (int j = 0; j < kBytes; j += 16) {
+          steps.Step(vld1q_u8(*p + j), ~static_cast<uint32_t>(bits >> j) & 0xFFFFu);
+        }
+        *p += kBytes - ((bits >> (kBytes - 1)) & 1);
+        *n += steps.count;
+        return true;
+      }
+    }
+    return false;
+  }
+
   static DecodeResult Run(const uint8_t* p, const uint8_t* end, void* out_void, size_t cap,
                           uint64_t delta_base) {
     Out* const out = static_cast<Out*>(out_void);
@@ -230,13 +269,17 @@ struct NeonDecoder {
     Out sum = static_cast<Out>(delta_base);
     bool needs_scalar = false;
     while (end - p >= 64 && cap - n >= 16 && !needs_scalar) {
-      const Walk w = WalkWindow(p, HighBitsOf64(p), 48, out + n, cap - n, &sum);
+      const uint64_t bits = HighBitsOf64(p);
+      if (TwoByteWindow<64>(&p, bits, out, &n, cap)) continue;
+      const Walk w = WalkWindow(p, bits, 48, out + n, cap - n, &sum);
       p += w.off;
       n += w.count;
       needs_scalar = w.needs_scalar;
     }
     while (end - p >= 16 && cap - n >= 16 && !needs_scalar) {
-      const Walk w = WalkWindow(p, HighBitsOf16(p), 0, out + n, cap - n, &sum);
+      const uint64_t bits = HighBitsOf16(p);
+      if (TwoByteWindow<16>(&p, bits, out, &n, cap)) continue;
+      const Walk w = WalkWindow(p, bits, 0, out + n, cap - n, &sum);
       p += w.off;
       n += w.count;
       needs_scalar = w.needs_scalar;
@@ -246,6 +289,46 @@ struct NeonDecoder {
     return DecodeTail<F, kStrict>(p, end, sink, n, cap);
   }
 };
+
+// decode_tiny (kernel_abi.h): tiny_payload-inl.h's, except that a payload of one- and two-byte
+// varints (not all one byte) takes one 16-byte step, which stores at most 16 slots (the room),
+// where the room holds 16 values. The delta formats: tiny_payload-inl.h's.
+template <VarintFormat F>
+struct NeonTinyDecoder {
+  static int Run(const uint8_t* p, const uint8_t* end, void* out, int room) {
+    if constexpr (FormatTraits<F>::kDelta) {
+      return TinyDecoder<F>::Run(p, end, out, room);
+    } else {
+      const int n = static_cast<int>(end - p);
+      uint32_t more;
+      int result;
+      if (TinyPayloadFinished<F>(p, n, out, room, &more, &result)) return result;
+      if (AllVarintsUpToTwoBytes(more) && room >= kTinyPayloadBytes) {
+        // 16 bytes readable (kTinyReadableBytes); the bytes past the payload end nothing.
+        NeonTwoByteSteps<F> steps{static_cast<typename FormatTraits<F>::Out*>(out)};
+        steps.Step(vld1q_u8(p), ~more & ((1u << n) - 1));
+        return static_cast<int>(steps.count);
+      }
+      return DecodeTinyVarints<F>(p, n, more, out);
+    }
+  }
+};
+
+// decode_tiny_bounded's steps (tiny_payload-inl.h's StepBoundedTiny): 16-byte steps for payloads
+// of one- and two-byte varints (at most eight slots past the last value); the kernel's decoder
+// takes the rest.
+template <VarintFormat F>
+struct NeonTwoBytePayloads {
+  static bool Payload(const uint8_t* p, int n, const TinyPayloadBits& bits,
+                      typename FormatTraits<F>::Out* out) {
+    if (!AllVarintsUpToTwoBytes(bits.more)) return false;
+    NeonTwoByteSteps<F>{out}.Payload(p, n, bits.more, bits.short_word);
+    return true;
+  }
+};
+
+template <VarintFormat F>
+using NeonBoundedTinyDecoder = StepBoundedTiny<NeonTwoBytePayloads, NeonDecoder, 8>::Decoder<F>;
 
 // Bytes without a continuation bit, 16 at a time (ADDV of the high bits), the rest one by one.
 size_t CountTerminators(const uint8_t* p, const uint8_t* end) {
@@ -259,12 +342,14 @@ size_t CountTerminators(const uint8_t* p, const uint8_t* end) {
 }  // namespace
 
 extern const KernelDescriptor kNeonKernel;
-const KernelDescriptor kNeonKernel = MakeKernelDescriptor<NeonDecoder, ScalarSizer>(
-    "neon",
-    "NEON Masked VByte: 12-bit continuation masks index the masked_vbyte shape table, one TBL "
-    "shuffle and SLI joins per step (8x1-2, 4x1-3, 2x1-5 bytes); 16 one-byte varints per step; "
-    "6-10-byte varints word at a time; tails under 16 bytes byte by byte",
-    &CountTerminators);
+const KernelDescriptor kNeonKernel =
+    MakeKernelDescriptor<NeonDecoder, ScalarSizer, NeonTinyDecoder, NeonBoundedTinyDecoder>(
+        "neon",
+        "NEON Masked VByte: 12-bit continuation masks index the masked_vbyte shape table, one TBL "
+        "shuffle and SLI joins per step (8x1-2, 4x1-3, 2x1-5 bytes); 16 one-byte varints per step; "
+        "windows and short payloads of one- and two-byte varints in 16-byte steps (TBL gathers); "
+        "6-10-byte varints word at a time; tails under 16 bytes byte by byte",
+        &CountTerminators);
 
 }  // namespace internal
 }  // namespace pbaccel

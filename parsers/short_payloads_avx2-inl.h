@@ -48,62 +48,27 @@ struct WholeStepTiny {
   };
 };
 
-// decode_tiny_bounded by whole steps: a payload of up to 64 bytes is looked at whole first
-// (ReadTinyPayloadBits: declined or rejected before a value is written, varints of up to 10 bytes
-// taken); one of one-byte varints only is widened 16 at a time; any other, where `room` leaves
-// kSpareValues values past its count, in whole steps without a branch on the values: 16-byte
-// steps (one to four) when its varints are all one or two bytes, else 8-byte steps (two for up to
-// 16 bytes, four for 32, six for 48, eight for 64). The rest (too little room to spare, 64-bit
-// payloads of 65-128 bytes, which a loop of whole steps took longer over than the kernel) goes to
-// the kernel's lenient decoder Loop<F, false>, which writes only within `room`. Null for the delta
-// formats.
-template <class Bits, template <VarintFormat, bool> class Loop>
-struct WholeStepBoundedTiny {
+// decode_tiny_bounded's steps (tiny_payload-inl.h's StepBoundedTiny) in whole steps, without a
+// branch on the values: 16-byte steps (one to four) when the payload's varints are all one or two
+// bytes, else 8-byte steps (two for up to 16 bytes, four for 32, six for 48, eight for 64). Either
+// stores at most eight slots past the last value (an 8-byte step kSlots from the count, a 16-byte
+// step eight from each half's first value). 64-bit payloads of 65-128 bytes go to the kernel's
+// decoder: a loop of whole steps took longer over them.
+template <class Bits>
+struct WholeStepPayloads {
   template <VarintFormat F>
-  struct Decoder {
-    using Out = typename FormatTraits<F>::Out;
-
-    static int Run(const uint8_t* p, const uint8_t* end, void* out_void, int room) {
-      Out* const out = static_cast<Out*>(out_void);
-      const int n = static_cast<int>(end - p);
-      if (n == 0) return 0;
-      if (n <= 64) {
-        TinyPayloadBits bits;
-        if (const int declined = ReadTinyPayloadBits<10>(p, n, room, &bits); declined != 0) {
-          return declined;
-        }
-        if (bits.more == 0) {
-          StoreOneByteRun<F>(p, n, out);
-          return n;
-        }
-        if (room - bits.count >= static_cast<int>(kSpareValues)) {
-          if (AllVarintsUpToTwoBytes(bits.more)) {
-            TwoByteSteps<F, Bits>{out}.Payload(p, n, bits.short_word);
-          } else {
-            WholeSteps<F, Bits>{out}.Payload(p, n, bits.short_word);
-          }
-          return bits.count;
-        }
-      } else if ((end[-1] & 0x80) != 0) {
-        return kTinyMalformed;  // Ends inside a varint, whatever the room (as above).
-      }
-      const DecodeResult r =
-          Loop<F, false>::Run(p, end, out, static_cast<size_t>(room), /*delta_base=*/0);
-      // Not kOk: more values than the room, or a varint over 10 bytes; the caller's way names it.
-      return r.status == DecodeStatus::kOk ? static_cast<int>(r.count) : kTinyUnhandled;
-    }
-
-    static constexpr TinyDecodeFn Entry() {
-      if constexpr (FormatTraits<F>::kDelta) {
-        return nullptr;
+  struct Steps {
+    static bool Payload(const uint8_t* p, int n, const TinyPayloadBits& bits,
+                        typename FormatTraits<F>::Out* out) {
+      if (AllVarintsUpToTwoBytes(bits.more)) {
+        TwoByteSteps<F, Bits>{out}.Payload(p, n, bits.short_word);
       } else {
-        return &Run;
+        WholeSteps<F, Bits>{out}.Payload(p, n, bits.short_word);
       }
+      return true;
     }
-    static constexpr TinyDecodeFn kRun = Entry();
-    // An 8-byte step stores kSlots slots from the count, a 16-byte step eight from each half's
-    // first value: either way at most eight past the last value.
-    static constexpr uint32_t kSpareValues = kSlots;
-    static_assert(kSpareValues <= kBoundedTinySpareValues, "the most a caller offers");
   };
 };
+
+template <class Bits, template <VarintFormat, bool> class Loop>
+using WholeStepBoundedTiny = StepBoundedTiny<WholeStepPayloads<Bits>::template Steps, Loop, kSlots>;

@@ -17,7 +17,9 @@
 // Also the pieces a kernel's own bounded tiny decoder (decode_tiny_bounded) builds on: the payload
 // looked at whole without reading past it (ReadTinyPayloadBits: its continuation bits, its count,
 // whether it must be declined or rejected) and one-byte payloads widened exactly
-// (StoreOneByteRun). bmi2 decodes the rest in whole steps (parsers/bmi2.cc).
+// (StoreOneByteRun), and decode_tiny_bounded built from them (StepBoundedTiny) with a kernel's own
+// steps: whole steps on the AVX2 kernels (short_payloads_avx2-inl.h), 16-byte steps for one- and
+// two-byte varints on neon (neon.cc).
 //
 // REQUIRES: included by varint_format-inl.h (inside an anonymous namespace within
 // pbaccel::internal, after FormatTraits, OutputSink and zigzag_simd-inl.h); <emmintrin.h>
@@ -191,6 +193,27 @@ inline bool TinyPayloadFinished(const uint8_t* p, int n, void* out, int room, ui
   return false;
 }
 
+// The values of the payload p[0, n), 1 <= n <= 16, whose continuation bits are `more` and whose
+// last byte ends a varint (TinyPayloadFinished said so), one varint at a time: decode_tiny's
+// result.
+template <VarintFormat F>
+inline int DecodeTinyVarints(const uint8_t* p, int n, uint32_t more, void* out) {
+  if (HasVarintLongerThan<kTinyVarintMaxBytes>(more)) return kTinyUnhandled;
+  OutputSink<F> sink(out, 0);
+  uint32_t stops = ~more & ((1u << n) - 1);
+  int start = 0;
+  int count = 0;
+  do {
+    const int last = __builtin_ctz(stops);
+    stops &= stops - 1;
+    uint64_t w;
+    std::memcpy(&w, p + start, 8);
+    sink.Put(static_cast<size_t>(count++), TinyVarintValue(w, last - start + 1));
+    start = last + 1;
+  } while (stops != 0);
+  return count;
+}
+
 template <VarintFormat F>
 struct TinyDecoder {
   static int Run(const uint8_t* p, const uint8_t* end, void* out, int room) {
@@ -198,52 +221,44 @@ struct TinyDecoder {
     uint32_t more;
     int result;
     if (TinyPayloadFinished<F>(p, n, out, room, &more, &result)) return result;
-    if (HasVarintLongerThan<kTinyVarintMaxBytes>(more)) return kTinyUnhandled;
-    OutputSink<F> sink(out, 0);
-    uint32_t stops = ~more & ((1u << n) - 1);
-    int start = 0;
-    int count = 0;
-    do {
-      const int last = __builtin_ctz(stops);
-      stops &= stops - 1;
-      uint64_t w;
-      std::memcpy(&w, p + start, 8);
-      sink.Put(static_cast<size_t>(count++), TinyVarintValue(w, last - start + 1));
-      start = last + 1;
-    } while (stops != 0);
-    return count;
+    return DecodeTinyVarints<F>(p, n, more, out);
   }
 };
 
-#if defined(__SSE2__)
-// Bit i of the result: the high bit of byte i of the little-endian word w.
+#if defined(__SSE2__) || defined(__ARM_NEON)
+// Bit i of the result: the high bit of byte i of the little-endian word w (SSE2's movemask, else
+// the eight high bits multiplied up into the top byte: no two partial products overlap).
 inline uint32_t HighBitsOf8(uint64_t w) {
+#if defined(__SSE2__)
   return static_cast<uint32_t>(_mm_movemask_epi8(_mm_cvtsi64_si128(static_cast<int64_t>(w)))) &
          0xFFu;
+#else
+  return static_cast<uint32_t>(((w & 0x8080808080808080ull) * 0x0002040810204081ull) >> 56);
+#endif
 }
 
 // n one-byte varints (all < 0x80) at p to out[0, n), reading only [p, p + n) and writing only
-// out[0, n): 16 (or 8) at a time, the last group overlapping the one before it.
+// out[0, n) (not a delta format): 16 at a time, the last group overlapping the one before it; under
+// 16, 8 at a time the same way with SSE2, else one by one.
 template <VarintFormat F>
 inline void StoreOneByteRun(const uint8_t* p, int n, typename FormatTraits<F>::Out* out) {
   using Out = typename FormatTraits<F>::Out;
   if (n >= 16) {
-    for (int i = 0; i + 16 < n; i += 16) {
-      StoreOneByteValues<F, 16>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i)), out + i);
-    }
-    StoreOneByteValues<F, 16>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + n - 16)),
-                              out + n - 16);
+    for (int i = 0; i + 16 < n; i += 16) StoreSixteenOneByteValues<F>(p + i, out + i);
+    StoreSixteenOneByteValues<F>(p + n - 16, out + n - 16);
+#if defined(__SSE2__)
   } else if (n >= 8) {
     StoreOneByteValues<F, 8>(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)), out);
     StoreOneByteValues<F, 8>(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + n - 8)),
                              out + n - 8);
+#endif
   } else {
     for (int i = 0; i < n; ++i) out[i] = static_cast<Out>(FormatTraits<F>::Convert(p[i]));
   }
 }
 
 // A bounded tiny payload of up to 64 bytes, looked at whole before a value is decoded, without
-// reading past it: its continuation bits 16 bytes per SSE2 load (the last load ending at the
+// reading past it: its continuation bits 16 bytes per vector load (the last load ending at the
 // payload's end, overlapping the one before it), or from two overlapping words under 16 bytes, or
 // from one word put together from the bytes under 8 (`short_word`, then the whole payload, zero
 // above it).
@@ -294,4 +309,57 @@ __attribute__((always_inline)) inline int ReadTinyPayloadBits(const uint8_t* p, 
   bits->count = __builtin_popcountll(~more & in);
   return bits->count > room ? kTinyUnhandled : 0;
 }
-#endif  // defined(__SSE2__)
+
+// decode_tiny_bounded (kernel_abi.h) from a kernel's short-payload steps and its decoder: a payload
+// of up to 64 bytes is looked at whole first (ReadTinyPayloadBits: declined or rejected before a
+// value is written, varints of up to 10 bytes taken); one of one-byte varints is widened exactly
+// (StoreOneByteRun); any other, where `room` leaves kSpare values past its count, is offered to
+// Steps<F>::Payload(p, n, bits, out), which decodes it storing at most kSpare slots past its last
+// value (true) or leaves it (false: a shape it does not take). The rest (what the steps leave, too
+// little room to spare, 64-bit payloads of 65-128 bytes) goes to the kernel's lenient decoder
+// Loop<F, false>, which writes only within `room`. Null for the delta formats.
+template <template <VarintFormat> class Steps, template <VarintFormat, bool> class Loop,
+          uint32_t kSpare>
+struct StepBoundedTiny {
+  template <VarintFormat F>
+  struct Decoder {
+    using Out = typename FormatTraits<F>::Out;
+
+    static int Run(const uint8_t* p, const uint8_t* end, void* out_void, int room) {
+      Out* const out = static_cast<Out*>(out_void);
+      const int n = static_cast<int>(end - p);
+      if (n == 0) return 0;
+      if (n <= 64) {
+        TinyPayloadBits bits;
+        if (const int declined = ReadTinyPayloadBits<10>(p, n, room, &bits); declined != 0) {
+          return declined;
+        }
+        if (bits.more == 0) {
+          StoreOneByteRun<F>(p, n, out);
+          return n;
+        }
+        if (room - bits.count >= static_cast<int>(kSpare) && Steps<F>::Payload(p, n, bits, out)) {
+          return bits.count;
+        }
+      } else if ((end[-1] & 0x80) != 0) {
+        return kTinyMalformed;  // Ends inside a varint, whatever the room (as above).
+      }
+      const DecodeResult r =
+          Loop<F, false>::Run(p, end, out, static_cast<size_t>(room), /*delta_base=*/0);
+      // Not kOk: more values than the room, or a varint over 10 bytes; the caller's way names it.
+      return r.status == DecodeStatus::kOk ? static_cast<int>(r.count) : kTinyUnhandled;
+    }
+
+    static constexpr TinyDecodeFn Entry() {
+      if constexpr (FormatTraits<F>::kDelta) {
+        return nullptr;
+      } else {
+        return &Run;
+      }
+    }
+    static constexpr TinyDecodeFn kRun = Entry();
+    static constexpr uint32_t kSpareValues = kSpare;
+    static_assert(kSpareValues <= kBoundedTinySpareValues, "the most a caller offers");
+  };
+};
+#endif  // defined(__SSE2__) || defined(__ARM_NEON)

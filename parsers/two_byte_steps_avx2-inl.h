@@ -7,50 +7,15 @@
 // One step: the 16 bytes in 16-bit lanes, each lane's value computed as if its byte ended a varint
 // (its low 7 bits, above the previous byte's low 7 bits when that byte continues: a varint of at
 // most two bytes has nothing further back), then the lanes of the bytes that do end a varint
-// gathered to the front of each 8-lane half by a 256-entry pshufb table keyed by the half's
-// terminator bits. Each half stores eight slots, the second from the first's count on. A varint
-// that crosses from one step into the next is joined through the previous step's last byte
+// gathered to the front of each 8-lane half by pshufb with two_byte_lanes-inl.h's table, keyed by
+// the half's terminator bits. Each half stores eight slots, the second from the first's count on. A
+// varint that crosses from one step into the next is joined through the previous step's last byte
 // (palignr). No branch on the values.
 //
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, in a kernel's .cc
 // compiled with -mavx2 and -mpopcnt, after parsers/kernel_probes.h (which tests count the steps
-// with), parsers/step8_avx2-inl.h (StoreFields) and parsers/store8x32_avx2-inl.h. No include guard;
-// includes nothing (varint_format-inl.h says why).
-
-// For each 8-bit mask of the varint ends in 8 bytes: the pshufb control that moves the 16-bit
-// lanes of those bytes, in order, to the front of the 8 lanes (the rest become zero).
-struct alignas(16) LaneGather {
-  uint8_t control[16];
-};
-
-struct LaneGathers {
-  LaneGather ends[256];
-};
-
-constexpr LaneGathers MakeLaneGathers() {
-  LaneGathers t{};
-  for (int ends = 0; ends < 256; ++ends) {
-    int lane = 0;
-    for (int i = 0; i < 8; ++i) {
-      if (((ends >> i) & 1) != 0) {
-        t.ends[ends].control[2 * lane] = static_cast<uint8_t>(2 * i);
-        t.ends[ends].control[2 * lane + 1] = static_cast<uint8_t>(2 * i + 1);
-        ++lane;
-      }
-    }
-    for (; lane < 8; ++lane) {
-      t.ends[ends].control[2 * lane] = 0x80;
-      t.ends[ends].control[2 * lane + 1] = 0x80;
-    }
-  }
-  return t;
-}
-
-constexpr LaneGathers kLaneGathers = MakeLaneGathers();
-
-// Whether every varint of a payload whose continuation bits are `more` (bit i: byte i) is at most
-// two bytes long: no two continuation bytes in a row.
-inline bool AllVarintsUpToTwoBytes(uint64_t more) { return (more & (more >> 1)) == 0; }
+// with), parsers/two_byte_lanes-inl.h, parsers/step8_avx2-inl.h (StoreFields) and
+// parsers/store8x32_avx2-inl.h. No include guard; includes nothing (varint_format-inl.h says why).
 
 // Stores eight values given in 16-bit lanes into out[0, 8) in the format's output type.
 template <VarintFormat F, class Bits>

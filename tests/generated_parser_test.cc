@@ -406,8 +406,9 @@ PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(GeneratedLiteTest);
 
 // The packed parsers generated code calls (gen::ParsePacked*), on their own, under every kernel:
 // payloads up to kShortPackedBytes take the short path (tiny ones the kernel's decode_tiny if the
-// input goes on for kTinyReadableBytes, others the kernel itself on avx512 and bmi2, the SSE2
-// path under the others), longer ones the public API. Each payload ends against an
+// input goes on for kTinyReadableBytes, others the kernel's bounded tiny decoder where it has one,
+// then the kernel itself or the generated parsers' own loop, size_policy.h), longer ones the
+// public API. Each payload ends against an
 // inaccessible page, or is followed by kTinyReadableBytes of the input and then the page, and goes
 // into an empty field (no storage at all) and into one that already
 // holds two elements, with and without spare capacity; the result must be the reference decoder's

@@ -1,12 +1,12 @@
 // Copyright 2026 The pbaccel Authors.
 //
-// Which steps decoded a payload, where the values cannot tell: the AVX2 kernels' 16-byte steps
-// for one- and two-byte varints (parsers/two_byte_steps_avx2-inl.h) store the same values into the
-// same slots as the steps they replace. Their probed builds (parsers/kernel_probes.h, linked here
-// instead of the registry) count the 16-byte steps: the block decoder's two-byte windows,
-// decode_tiny and decode_tiny_bounded must take them for payloads of one- and two-byte varints, and
-// must not for payloads holding a longer varint. Skipped, by name, on CPUs that cannot run a
-// kernel.
+// Which steps decoded a payload, where the values cannot tell: the 16-byte steps for one- and
+// two-byte varints of the AVX2 kernels (parsers/two_byte_steps_avx2-inl.h) and of neon
+// (parsers/two_byte_steps_neon-inl.h) store the same values into the same slots as the steps they
+// replace. Their probed builds (parsers/kernel_probes.h, linked here instead of the registry)
+// count the 16-byte steps: the block decoder's two-byte windows, decode_tiny and
+// decode_tiny_bounded must take them for payloads of one- and two-byte varints, and must
+// not for payloads holding a longer varint. Skipped, by name, on CPUs that cannot run a kernel.
 
 #include <algorithm>
 #include <cstdint>
@@ -27,6 +27,11 @@ thread_local uint64_t two_byte_steps = 0;
 #if defined(__x86_64__)
 extern const KernelDescriptor kBmi2Kernel;
 extern const KernelDescriptor kMaskedVbyteAvx2Kernel;
+#elif defined(__aarch64__)
+extern const KernelDescriptor kNeonKernel;
+#endif
+
+#if defined(__x86_64__) || defined(__aarch64__)
 
 namespace {
 
@@ -135,14 +140,18 @@ TEST_P(KernelProbesTest, TinyDecodersTakeSixteenByteSteps) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    AvxKernels, KernelProbesTest,
+    ProbedKernels, KernelProbesTest,
+#if defined(__x86_64__)
     ::testing::Values(Probed{"bmi2", &kBmi2Kernel, PBACCEL_PROBED_BMI2_FEATURES},
                       Probed{"masked_vbyte_avx2", &kMaskedVbyteAvx2Kernel,
                              PBACCEL_PROBED_MASKED_VBYTE_AVX2_FEATURES}),
+#else
+    ::testing::Values(Probed{"neon", &kNeonKernel, PBACCEL_PROBED_NEON_FEATURES}),
+#endif
     [](const ::testing::TestParamInfo<Probed>& info) { return std::string(info.param.name); });
 
 }  // namespace
-#endif  // defined(__x86_64__)
+#endif  // defined(__x86_64__) || defined(__aarch64__)
 
 }  // namespace internal
 }  // namespace pbaccel

@@ -26,7 +26,6 @@ BAZEL_ONLY = {
     "grpc_server_symbols_test": "inspects Bazel's gRPC server binary",
     "grpc_use_for_compile_test": "compiles through Bazel's gRPC rules",
     "next_field_test": "needs a generated parser compiled with a test-only define",
-    "kernel_probes_test": "needs kernels compiled with a test-only define (kernels.bzl's _probed)",
     "reuse_slots_test": "needs a generated parser compiled with a test-only define",
     "import_prefix_test": "tests the Bazel rule pbaccel_cc_parser on import prefixes",
     "lite_messages_differential_test": "ctest runs the lite types in proto_messages_differential_test",

@@ -52,10 +52,10 @@
 // Cost: O(payload bytes). Each call fetches the dispatched kernel once. Below a size measured per
 // kernel (16 bytes for most; 0 for avx512, whose masked loads make tiny payloads cheap)
 // payloads decode in a simple inline loop, so tiny fields (the common case in real messages) pay
-// nothing for bulk machinery that would not pay off; with avx512 and bmi2, lenient span decodes of
-// up to 64 bytes (128 for 64-bit types) take the kernel's bounded tiny decoder (no
-// per-varint loop; it reads only the payload and writes only within the span), called from the
-// inline span functions below without a call into the library first.
+// nothing for bulk machinery that would not pay off; with a kernel that has a bounded tiny decoder
+// (avx512, bmi2, masked_vbyte_avx2, neon), lenient span decodes of up to 64 bytes (128 for 64-bit
+// types) take it (no per-varint loop; it reads only the payload and writes only within the span),
+// called from the inline span functions below without a call into the library first.
 // Thread-safe: concurrent calls on different outputs are fine.
 
 #ifndef PBACCEL_PACKED_VARINT_H_
