@@ -290,29 +290,22 @@ struct NeonDecoder {
   }
 };
 
-// decode_tiny (kernel_abi.h): tiny_payload-inl.h's, except that a payload of one- and two-byte
-// varints (not all one byte) takes one 16-byte step, which stores at most 16 slots (the room),
-// where the room holds 16 values. The delta formats: tiny_payload-inl.h's.
+// decode_tiny's steps (tiny_payload-inl.h's StepTiny): a payload of one- and two-byte varints in
+// one 16-byte step (at most 16 slots, the room; 16 bytes readable, those past the payload ending
+// nothing), any other one varint at a time (DecodeTinyVarints).
 template <VarintFormat F>
-struct NeonTinyDecoder {
-  static int Run(const uint8_t* p, const uint8_t* end, void* out, int room) {
-    if constexpr (FormatTraits<F>::kDelta) {
-      return TinyDecoder<F>::Run(p, end, out, room);
-    } else {
-      const int n = static_cast<int>(end - p);
-      uint32_t more;
-      int result;
-      if (TinyPayloadFinished<F>(p, n, out, room, &more, &result)) return result;
-      if (AllVarintsUpToTwoBytes(more) && room >= kTinyPayloadBytes) {
-        // 16 bytes readable (kTinyReadableBytes); the bytes past the payload end nothing.
-        NeonTwoByteSteps<F> steps{static_cast<typename FormatTraits<F>::Out*>(out)};
-        steps.Step(vld1q_u8(p), ~more & ((1u << n) - 1));
-        return static_cast<int>(steps.count);
-      }
-      return DecodeTinyVarints<F>(p, n, more, out);
-    }
+struct NeonTinyPayloads {
+  using Out = typename FormatTraits<F>::Out;
+  static int Tiny(const uint8_t* p, int n, uint32_t more, Out* out) {
+    if (!AllVarintsUpToTwoBytes(more)) return DecodeTinyVarints<F>(p, n, more, out);
+    NeonTwoByteSteps<F> steps{out};
+    steps.Step(vld1q_u8(p), ~more & ((1u << n) - 1));
+    return static_cast<int>(steps.count);
   }
 };
+
+template <VarintFormat F>
+using NeonTinyDecoder = StepTiny<NeonTinyPayloads>::Decoder<F>;
 
 // decode_tiny_bounded's steps (tiny_payload-inl.h's StepBoundedTiny): 16-byte steps for payloads
 // of one- and two-byte varints (at most eight slots past the last value); the kernel's decoder

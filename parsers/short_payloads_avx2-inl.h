@@ -12,41 +12,33 @@
 // parsers/two_byte_steps_avx2-inl.h. No include guard; includes nothing (varint_format-inl.h says
 // why).
 
-// decode_tiny by whole steps: the 16 high bits at once (malformed if the payload ends inside a
-// varint, declined if a varint runs past 10 bytes), one-byte payloads widened 16 at a time,
-// payloads of one- and two-byte varints in one 16-byte step (eight slots from slot 0, eight from
-// at most slot 8), any other in two 8-byte steps (slots 0-7, then eight from at most slot 8): so
-// within the 16 the caller's room holds. With less room, and for the delta formats,
-// tiny_payload-inl.h's per-varint TinyDecoder.
+// decode_tiny's steps (tiny_payload-inl.h's StepTiny), for a payload of up to 16 bytes with 16
+// values of room and kTinyReadableBytes readable: one of one- and two-byte varints in one 16-byte
+// step (eight slots from slot 0, eight from at most slot 8), any other in two 8-byte steps (slots
+// 0-7, then eight from at most slot 8); declined if a varint runs past 10 bytes.
 template <class Bits>
-struct WholeStepTiny {
+struct WholeStepTinyPayloads {
   template <VarintFormat F>
-  struct Decoder {
-    static int Run(const uint8_t* p, const uint8_t* end, void* out, int room) {
-      if constexpr (FormatTraits<F>::kDelta) {
-        return TinyDecoder<F>::Run(p, end, out, room);
-      } else {
-        using Out = typename FormatTraits<F>::Out;
-        if (room < kTinyPayloadBytes) return TinyDecoder<F>::Run(p, end, out, room);
-        const int n = static_cast<int>(end - p);
-        uint32_t more;
-        int result;
-        if (TinyPayloadFinished<F>(p, n, out, room, &more, &result)) return result;
-        if (AllVarintsUpToTwoBytes(more)) {
-          // 16 bytes readable (kTinyReadableBytes): the bytes past the payload made continuations.
-          TwoByteSteps<F, Bits> steps{static_cast<Out*>(out)};
-          steps.Step(PastPayloadContinues(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), n));
-          return static_cast<int>(steps.count);
-        }
-        if (HasVarintLongerThan<10>(more)) return kTinyUnhandled;
-        WholeSteps<F, Bits> steps{static_cast<Out*>(out)};
-        steps.Step(LoadLittleEndian64(p), n < 8 ? static_cast<unsigned>(n) : 8u);
-        steps.Step(LoadLittleEndian64(p + 8), n > 8 ? static_cast<unsigned>(n - 8) : 0u);
+  struct Steps {
+    using Out = typename FormatTraits<F>::Out;
+    static int Tiny(const uint8_t* p, int n, uint32_t more, Out* out) {
+      if (AllVarintsUpToTwoBytes(more)) {
+        // 16 bytes readable: the bytes past the payload made continuations.
+        TwoByteSteps<F, Bits> steps{out};
+        steps.Step(PastPayloadContinues(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), n));
         return static_cast<int>(steps.count);
       }
+      if (HasVarintLongerThan<10>(more)) return kTinyUnhandled;
+      WholeSteps<F, Bits> steps{out};
+      steps.Step(LoadLittleEndian64(p), n < 8 ? static_cast<unsigned>(n) : 8u);
+      steps.Step(LoadLittleEndian64(p + 8), n > 8 ? static_cast<unsigned>(n - 8) : 0u);
+      return static_cast<int>(steps.count);
     }
   };
 };
+
+template <class Bits>
+using WholeStepTiny = StepTiny<WholeStepTinyPayloads<Bits>::template Steps>;
 
 // decode_tiny_bounded's steps (tiny_payload-inl.h's StepBoundedTiny) in whole steps, without a
 // branch on the values: 16-byte steps (one to four) when the payload's varints are all one or two

@@ -225,6 +225,30 @@ struct TinyDecoder {
   }
 };
 
+// decode_tiny (kernel_abi.h) from a kernel's steps: where the room holds kTinyPayloadBytes values,
+// the payload is looked at as TinyDecoder does (TinyPayloadFinished: empty, malformed and one-byte
+// payloads are done there), then Steps<F>::Tiny(p, n, more, out) decodes the rest, storing within
+// those 16 values, and returns decode_tiny's result. With less room, and for the delta formats,
+// TinyDecoder.
+template <template <VarintFormat> class Steps>
+struct StepTiny {
+  template <VarintFormat F>
+  struct Decoder {
+    static int Run(const uint8_t* p, const uint8_t* end, void* out, int room) {
+      if constexpr (FormatTraits<F>::kDelta) {
+        return TinyDecoder<F>::Run(p, end, out, room);
+      } else {
+        if (room < kTinyPayloadBytes) return TinyDecoder<F>::Run(p, end, out, room);
+        const int n = static_cast<int>(end - p);
+        uint32_t more;
+        int result;
+        if (TinyPayloadFinished<F>(p, n, out, room, &more, &result)) return result;
+        return Steps<F>::Tiny(p, n, more, static_cast<typename FormatTraits<F>::Out*>(out));
+      }
+    }
+  };
+};
+
 #if defined(__SSE2__) || defined(__ARM_NEON)
 // Bit i of the result: the high bit of byte i of the little-endian word w (SSE2's movemask, else
 // the eight high bits multiplied up into the top byte: no two partial products overlap).
