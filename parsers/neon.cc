@@ -312,8 +312,9 @@ using NeonTinyDecoder = StepTiny<NeonTinyPayloads>::Decoder<F>;
 // takes the rest.
 template <VarintFormat F>
 struct NeonTwoBytePayloads {
-  static bool Payload(const uint8_t* p, int n, const TinyPayloadBits& bits,
-                      typename FormatTraits<F>::Out* out) {
+  __attribute__((always_inline)) static bool Payload(const uint8_t* p, int n,
+                                                     const TinyPayloadBits& bits,
+                                                     typename FormatTraits<F>::Out* out) {
     if (!AllVarintsUpToTwoBytes(bits.more)) return false;
     NeonTwoByteSteps<F>{out}.Payload(p, n, bits.more, bits.short_word);
     return true;

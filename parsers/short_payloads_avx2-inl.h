@@ -50,8 +50,9 @@ template <class Bits>
 struct WholeStepPayloads {
   template <VarintFormat F>
   struct Steps {
-    static bool Payload(const uint8_t* p, int n, const TinyPayloadBits& bits,
-                        typename FormatTraits<F>::Out* out) {
+    __attribute__((always_inline)) static bool Payload(const uint8_t* p, int n,
+                                                       const TinyPayloadBits& bits,
+                                                       typename FormatTraits<F>::Out* out) {
       if (AllVarintsUpToTwoBytes(bits.more)) {
         TwoByteSteps<F, Bits>{out}.Payload(p, n, bits.short_word);
       } else {

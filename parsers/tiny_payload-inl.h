@@ -292,6 +292,12 @@ struct TinyPayloadBits {
   uint64_t short_word;  // Payloads of under 8 bytes: the payload.
 };
 
+// The varints ending in the payload's n bytes (1 <= n <= 64) whose continuation bits are `more`.
+inline int VarintsEndingIn(uint64_t more, int n) {
+  const uint64_t in = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
+  return __builtin_popcountll(~more & in);
+}
+
 // Fills `bits` for the payload p[0, n), 1 <= n <= 64, and settles what declines or rejects it:
 // returns kTinyMalformed if it ends inside a varint, kTinyUnhandled if a varint is longer than
 // kLongest bytes (the most the caller's decoder takes) or there are more varints than `room`, else
@@ -328,9 +334,8 @@ __attribute__((always_inline)) inline int ReadTinyPayloadBits(const uint8_t* p, 
   }
   if (((more >> (n - 1)) & 1) != 0) return kTinyMalformed;  // Ends inside a varint.
   if (HasVarintLongerThan<kLongest>(more)) return kTinyUnhandled;
-  const uint64_t in = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
   bits->more = more;
-  bits->count = __builtin_popcountll(~more & in);
+  bits->count = VarintsEndingIn(more, n);
   return bits->count > room ? kTinyUnhandled : 0;
 }
 
@@ -339,9 +344,11 @@ __attribute__((always_inline)) inline int ReadTinyPayloadBits(const uint8_t* p, 
 // value is written, varints of up to 10 bytes taken); one of one-byte varints is widened exactly
 // (StoreOneByteRun); any other, where `room` leaves kSpare values past its count, is offered to
 // Steps<F>::Payload(p, n, bits, out), which decodes it storing at most kSpare slots past its last
-// value (true) or leaves it (false: a shape it does not take). The rest (what the steps leave, too
-// little room to spare, 64-bit payloads of 65-128 bytes) goes to the kernel's lenient decoder
-// Loop<F, false>, which writes only within `room`. Null for the delta formats.
+// value (true) or leaves it (false: a shape it does not take); where `room` holds the values but
+// not the spare slots (a caller's span sized to the payload), the steps decode into a buffer on
+// the stack and the values are copied out (out of line, so that only this way's frame holds the
+// buffer). The rest (what the steps leave, 64-bit payloads of 65-128 bytes) goes to the kernel's
+// lenient decoder Loop<F, false>, which writes only within `room`. Null for the delta formats.
 template <template <VarintFormat> class Steps, template <VarintFormat, bool> class Loop,
           uint32_t kSpare>
 struct StepBoundedTiny {
@@ -362,16 +369,36 @@ struct StepBoundedTiny {
           StoreOneByteRun<F>(p, n, out);
           return n;
         }
-        if (room - bits.count >= static_cast<int>(kSpare) && Steps<F>::Payload(p, n, bits, out)) {
-          return bits.count;
+        if (room - bits.count < static_cast<int>(kSpare)) {
+          return ViaBuffer(p, end, out, room, bits.more, bits.short_word);
         }
+        if (Steps<F>::Payload(p, n, bits, out)) return bits.count;
       } else if ((end[-1] & 0x80) != 0) {
         return kTinyMalformed;  // Ends inside a varint, whatever the room (as above).
       }
+      return Lenient(p, end, out, room);
+    }
+
+    // The kernel's lenient decoder, which writes only within `room`.
+    static int Lenient(const uint8_t* p, const uint8_t* end, Out* out, int room) {
       const DecodeResult r =
           Loop<F, false>::Run(p, end, out, static_cast<size_t>(room), /*delta_base=*/0);
       // Not kOk: more values than the room, or a varint over 10 bytes; the caller's way names it.
       return r.status == DecodeStatus::kOk ? static_cast<int>(r.count) : kTinyUnhandled;
+    }
+
+    // The steps into a buffer with the spare slots, then exactly the values to `out`; what the
+    // steps leave, to Lenient. Given the payload's TinyPayloadBits by value (its count
+    // recomputed), so that the common way keeps them in registers.
+    __attribute__((noinline, cold)) static int ViaBuffer(const uint8_t* p, const uint8_t* end,
+                                                         Out* out, int room, uint64_t more,
+                                                         uint64_t short_word) {
+      const int n = static_cast<int>(end - p);
+      const TinyPayloadBits bits{more, VarintsEndingIn(more, n), short_word};
+      Out buffer[64 + kSpare];
+      if (!Steps<F>::Payload(p, n, bits, buffer)) return Lenient(p, end, out, room);
+      std::memcpy(out, buffer, sizeof(Out) * static_cast<size_t>(bits.count));
+      return bits.count;
     }
 
     static constexpr TinyDecodeFn Entry() {

@@ -5,8 +5,9 @@
 // (parsers/two_byte_steps_neon-inl.h) store the same values into the same slots as the steps they
 // replace. Their probed builds (parsers/kernel_probes.h, linked here instead of the registry)
 // count the 16-byte steps: the block decoder's two-byte windows, decode_tiny and
-// decode_tiny_bounded must take them for payloads of one- and two-byte varints, and must
-// not for payloads holding a longer varint. Skipped, by name, on CPUs that cannot run a kernel.
+// decode_tiny_bounded must take them for payloads of one- and two-byte varints (the bounded one
+// also when the caller's room holds the values and nothing more), and must not for payloads
+// holding a longer varint. Skipped, by name, on CPUs that cannot run a kernel.
 
 #include <algorithm>
 #include <cstdint>
@@ -71,14 +72,21 @@ class KernelProbesTest : public ::testing::TestWithParam<Probed> {
   }
   const KernelDescriptor& kernel() const { return *GetParam().kernel; }
 
-  // The 16-byte steps `decode` takes, checking its values against `expected`.
+  // The 16-byte steps `decode` takes, checking its values against `expected`. `decode(out, room)`
+  // is offered room for the values and 64 more, or with `exact_room` for the values only (then
+  // nothing past them may be written).
   template <typename Decode>
-  uint64_t StepsOf(const std::vector<uint32_t>& expected, Decode decode) {
+  uint64_t StepsOf(const std::vector<uint32_t>& expected, Decode decode, bool exact_room = false) {
     std::vector<uint32_t> out(expected.size() + 64, ~0u);
     const uint64_t before = probes::two_byte_steps;
-    EXPECT_EQ(decode(out.data(), static_cast<int>(out.size())),
-              static_cast<int64_t>(expected.size()));
+    const int room = static_cast<int>(exact_room ? expected.size() : out.size());
+    EXPECT_EQ(decode(out.data(), room), static_cast<int64_t>(expected.size()));
     for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(out[i], expected[i]) << "value " << i;
+    if (exact_room) {
+      for (size_t i = expected.size(); i < out.size(); ++i) {
+        EXPECT_EQ(out[i], ~0u) << "slot " << i << " past the room written";
+      }
+    }
     return probes::two_byte_steps - before;
   }
 };
@@ -129,11 +137,15 @@ TEST_P(KernelProbesTest, TinyDecodersTakeSixteenByteSteps) {
       }
       if (payload.size() <= 64) {
         const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
-        const uint64_t steps = StepsOf(expected, [&](uint32_t* out, int cap) {
+        const auto bounded = [&](uint32_t* out, int cap) {
           return kernel().DecodeTinyBounded(VarintFormat::kUInt32, p, p + payload.size(), out,
                                             static_cast<size_t>(cap));
-        });
-        EXPECT_EQ(steps, expected_steps) << "decode_tiny_bounded";
+        };
+        EXPECT_EQ(StepsOf(expected, bounded), expected_steps) << "decode_tiny_bounded";
+        // A caller's span of exactly the values (no room for whole steps past them): the steps
+        // still decode it, through a buffer.
+        EXPECT_EQ(StepsOf(expected, bounded, /*exact_room=*/true), expected_steps)
+            << "decode_tiny_bounded, room for the values only";
       }
     }
   }

@@ -64,12 +64,14 @@ void AddDeltaRange(Range values, ViewChecksum* c) {
 // fastest; PackedView::ForEach with a callback; or range-for over a PackedView.
 enum class Consume { kSpan, kForEach, kIterator };
 
-// A reusable buffer of at least `n` elements (one value per payload byte at most).
+// A reusable buffer of at least `n` elements (one value per payload byte at most), passed whole,
+// as a caller keeping one scratch buffer passes it: the kernels may store whole vectors past the
+// values (packed_varint.h), which a span of exactly `n` leaves them no room for.
 template <typename T>
 absl::Span<T> Scratch(size_t n) {
   thread_local std::vector<T> buffer;
   if (buffer.size() < n) buffer.resize(n);
-  return absl::MakeSpan(buffer.data(), n);
+  return absl::MakeSpan(buffer);
 }
 
 // DecodePacked* for the packed types the corpora hold.
