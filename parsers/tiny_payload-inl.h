@@ -48,7 +48,9 @@ inline uint32_t HighBitsOf16(const uint8_t* p) {
 }
 
 // Bit i of the result: the high bit of byte i of p[0..64) (the continuation bits of a 64-byte
-// window): two vpmovmskb with AVX2, else HighBitsOf16 four times.
+// window): two vpmovmskb with AVX2; on NEON each byte's sign masked with its bit's weight and the
+// four vectors folded by three rounds of pairwise adds into the 64 bits (about half the
+// instructions of HighBitsOf16 four times); else HighBitsOf16 four times.
 __attribute__((always_inline)) inline uint64_t HighBitsOf64(const uint8_t* p) {
 #if defined(__AVX2__)
   const auto half = [p](int i) {
@@ -56,6 +58,18 @@ __attribute__((always_inline)) inline uint64_t HighBitsOf64(const uint8_t* p) {
         _mm256_movemask_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32 * i)))));
   };
   return half(0) | (half(1) << 32);
+#elif defined(__ARM_NEON)
+  static constexpr uint8_t kWeights[16] = {1, 2, 4, 8, 16, 32, 64, 128,
+                                           1, 2, 4, 8, 16, 32, 64, 128};
+  const uint8x16_t weights = vld1q_u8(kWeights);
+  const auto weighted = [&](int i) {
+    const int8x16_t bytes = vld1q_s8(reinterpret_cast<const int8_t*>(p + 16 * i));
+    return vandq_u8(vreinterpretq_u8_s8(vshrq_n_s8(bytes, 7)), weights);
+  };
+  // Each round adds neighbouring bytes: after three, byte j holds the bits of bytes 8j..8j+7.
+  const uint8x16_t quarters = vpaddq_u8(weighted(0), weighted(1));
+  const uint8x16_t halves = vpaddq_u8(quarters, vpaddq_u8(weighted(2), weighted(3)));
+  return vgetq_lane_u64(vreinterpretq_u64_u8(vpaddq_u8(halves, halves)), 0);
 #else
   uint64_t bits = 0;
   for (int i = 0; i < 4; ++i) bits |= uint64_t{HighBitsOf16(p + 16 * i)} << (16 * i);
