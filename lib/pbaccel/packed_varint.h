@@ -37,7 +37,10 @@
 //       values than `out` has room for, returns kResourceExhausted (saying how many it holds).
 //       Elements of `out` past the returned count may be overwritten (the kernels store whole
 //       vectors where `out` has room): to keep the rest of a larger buffer, pass a span of just
-//       the payload's count (CountVarints, skip_size.h).
+//       the payload's count (CountVarints, skip_size.h). Fastest for short payloads: room for
+//       8 elements past the values (a reusable buffer passed whole, or one value per payload
+//       byte and 8 more), which lets the kernels store their vectors in place; a span of exactly
+//       the values takes the same steps into a buffer of their own and a copy.
 //       On error the contents of `out` are unspecified.
 //
 // Errors (absl::Status codes):
@@ -158,6 +161,8 @@ absl::StatusOr<size_t> DecodeIntoSpan(VarintFormat format, absl::string_view pay
                                       size_t cap, uint64_t delta_base, DecodeOptions options);
 
 }  // namespace internal
+
+static_assert(internal::kBoundedTinySpareValues <= 8, "the spare room the span forms document");
 
 #define PBACCEL_DECLARE_SPAN_DECODER(Name, Format, T)                                            \
   inline absl::StatusOr<size_t> DecodePacked##Name(absl::string_view payload, absl::Span<T> out, \
