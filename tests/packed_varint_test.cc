@@ -100,8 +100,13 @@ class PackedVarintApiTest : public EveryKernelTest {
       ASSERT_TRUE(got.ok()) << got.status();
       ASSERT_EQ(*got, n);
       for (size_t i = 0; i < n; ++i) ASSERT_EQ(Bits(buffer[i]), e.values[i]);
-      got = span(payload, absl::MakeSpan(buffer, n), options);
+      // Exactly the values' room (no room for a kernel's whole vectors): the same values.
+      std::unique_ptr<T[]> exact(new T[n]);
+      for (size_t i = 0; i < n; ++i) exact[i] = static_cast<T>(~Bits(T{}));
+      got = span(payload, absl::MakeSpan(exact.get(), n), options);
       ASSERT_TRUE(got.ok()) << got.status();
+      ASSERT_EQ(*got, n);
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(Bits(exact[i]), e.values[i]) << "exact room, " << i;
       if (n > 0) {
         got = span(payload, absl::MakeSpan(buffer, n - 1), options);
         ASSERT_EQ(got.status().code(), absl::StatusCode::kResourceExhausted) << got.status();
