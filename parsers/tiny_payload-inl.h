@@ -26,19 +26,25 @@
 // (<arm_neon.h> on AArch64) comes with kernel_abi.h, and a kernel compiled with BMI2 has included
 // <immintrin.h>. Includes nothing, no include guard.
 
+#if defined(__ARM_NEON) && !defined(__SSE2__)
+// NEON has no movemask: byte i of the result is the high bit of byte i of p[0..16) moved to bit
+// i % 8 (its sign spread by a shift, masked with that bit's weight), so that adding each 8-byte
+// half's bytes gives its eight high bits.
+inline uint8x16_t WeightedHighBits(const uint8_t* p) {
+  static constexpr uint8_t kWeights[16] = {1, 2, 4, 8, 16, 32, 64, 128,
+                                           1, 2, 4, 8, 16, 32, 64, 128};
+  const int8x16_t bytes = vld1q_s8(reinterpret_cast<const int8_t*>(p));
+  return vandq_u8(vreinterpretq_u8_s8(vshrq_n_s8(bytes, 7)), vld1q_u8(kWeights));
+}
+#endif
+
 // Bit i of the result: the high bit of byte i of p[0..16).
 inline uint32_t HighBitsOf16(const uint8_t* p) {
 #if defined(__SSE2__)
   return static_cast<uint32_t>(
       _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
 #elif defined(__ARM_NEON)
-  // No movemask: each byte's sign spread by a shift, masked with its bit's weight, each half
-  // summed.
-  static constexpr uint8_t kWeights[16] = {1, 2, 4, 8, 16, 32, 64, 128,
-                                           1, 2, 4, 8, 16, 32, 64, 128};
-  const uint8x16_t sign =
-      vreinterpretq_u8_s8(vshrq_n_s8(vld1q_s8(reinterpret_cast<const int8_t*>(p)), 7));
-  const uint8x16_t bits = vandq_u8(sign, vld1q_u8(kWeights));
+  const uint8x16_t bits = WeightedHighBits(p);  // Each half's bytes summed.
   return vaddv_u8(vget_low_u8(bits)) | (static_cast<uint32_t>(vaddv_u8(vget_high_u8(bits))) << 8);
 #else
   uint32_t bits = 0;
@@ -59,16 +65,10 @@ __attribute__((always_inline)) inline uint64_t HighBitsOf64(const uint8_t* p) {
   };
   return half(0) | (half(1) << 32);
 #elif defined(__ARM_NEON)
-  static constexpr uint8_t kWeights[16] = {1, 2, 4, 8, 16, 32, 64, 128,
-                                           1, 2, 4, 8, 16, 32, 64, 128};
-  const uint8x16_t weights = vld1q_u8(kWeights);
-  const auto weighted = [&](int i) {
-    const int8x16_t bytes = vld1q_s8(reinterpret_cast<const int8_t*>(p + 16 * i));
-    return vandq_u8(vreinterpretq_u8_s8(vshrq_n_s8(bytes, 7)), weights);
-  };
   // Each round adds neighbouring bytes: after three, byte j holds the bits of bytes 8j..8j+7.
-  const uint8x16_t quarters = vpaddq_u8(weighted(0), weighted(1));
-  const uint8x16_t halves = vpaddq_u8(quarters, vpaddq_u8(weighted(2), weighted(3)));
+  const uint8x16_t quarters = vpaddq_u8(WeightedHighBits(p), WeightedHighBits(p + 16));
+  const uint8x16_t halves =
+      vpaddq_u8(quarters, vpaddq_u8(WeightedHighBits(p + 32), WeightedHighBits(p + 48)));
   return vgetq_lane_u64(vreinterpretq_u64_u8(vpaddq_u8(halves, halves)), 0);
 #else
   uint64_t bits = 0;
@@ -306,10 +306,12 @@ struct TinyPayloadBits {
   uint64_t short_word;  // Payloads of under 8 bytes: the payload.
 };
 
+// Bit i set for each byte i of a payload of n bytes, 1 <= n <= 64.
+inline uint64_t PayloadBytes(int n) { return ~uint64_t{0} >> (64 - n); }
+
 // The varints ending in the payload's n bytes (1 <= n <= 64) whose continuation bits are `more`.
 inline int VarintsEndingIn(uint64_t more, int n) {
-  const uint64_t in = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
-  return __builtin_popcountll(~more & in);
+  return __builtin_popcountll(~more & PayloadBytes(n));
 }
 
 // Fills `bits` for the payload p[0, n), 1 <= n <= 64, and settles what declines or rejects it:

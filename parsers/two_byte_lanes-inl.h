@@ -6,8 +6,12 @@
 // the 16-bit lanes of the bytes ending a varint to the front of an 8-lane half. An out-of-range
 // control byte (0x80) gives 0 under both shuffles.
 //
-// REQUIRES: included inside an anonymous namespace within pbaccel::internal. No include guard;
-// includes nothing (varint_format-inl.h says why).
+// Also the two ways both read a payload's 16-byte steps without reading past it: the last step's
+// bytes shifted down, and a payload of 8 to 16 bytes put together from two words.
+//
+// REQUIRES: included inside an anonymous namespace within pbaccel::internal, after
+// varint_word-inl.h (LoadLittleEndian64). No include guard; includes nothing (varint_format-inl.h
+// says why).
 
 // For each 8-bit mask of the varint ends in 8 bytes: the pshufb control that moves the 16-bit
 // lanes of those bytes, in order, to the front of the 8 lanes (the rest become zero): a pshufb or
@@ -40,6 +44,19 @@ constexpr LaneGathers MakeLaneGathers() {
 }
 
 constexpr LaneGathers kLaneGathers = MakeLaneGathers();
+
+// The controls (pshufb or TBL) that shift 16 bytes down by s, 0 <= s <= 15: the 16 bytes at
+// kShiftDownControls + s. The bytes shifted in are 0.
+alignas(16) constexpr uint8_t kShiftDownControls[32] = {
+    0,    1,    2,    3,    4,    5,    6,    7,    8,    9,    10,   11,   12,   13,   14,   15,
+    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
+
+// Bytes 8 to 15 of one 16-byte step over a whole payload p[0, n), 8 <= n <= 16 (bytes 0 to 7: its
+// first word): its last 8 bytes shifted down past the first 8, zero above the payload. For n = 8
+// the shift is 0 and they repeat the first 8: the caller takes them as past the payload.
+inline uint64_t SecondWordOfShortPayload(const uint8_t* p, int n) {
+  return LoadLittleEndian64(p + n - 8) >> ((8 * (16 - n)) & 63);
+}
 
 // Whether every varint of a payload whose continuation bits are `more` (bit i: byte i) is at most
 // two bytes long: no two continuation bytes in a row.

@@ -42,15 +42,11 @@ inline __m128i PastPayloadContinues(__m128i bytes, int valid) {
 // payload: a step over the payload's end takes its last 16 bytes shifted down (pshufb), the bytes
 // past the payload made continuation bytes.
 inline __m128i PayloadStepBytes(const uint8_t* p, int n, int at) {
-  alignas(16) static constexpr uint8_t kShiftDown[32] = {
-      0,    1,    2,    3,    4,    5,    6,    7,    8,    9,    10,
-      11,   12,   13,   14,   15,   0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
-      0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
   const int from = at < n - 16 ? at : n - 16;
   const int shift = at - from;  // 0 to 15.
   const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + from));
   const __m128i down = _mm_shuffle_epi8(
-      bytes, _mm_loadu_si128(reinterpret_cast<const __m128i*>(kShiftDown + shift)));
+      bytes, _mm_loadu_si128(reinterpret_cast<const __m128i*>(kShiftDownControls + shift)));
   return PastPayloadContinues(down, 16 - shift);
 }
 
@@ -105,11 +101,10 @@ struct TwoByteSteps {
     if (n < 8) {
       Step(PastPayloadContinues(_mm_cvtsi64_si128(static_cast<int64_t>(short_word)), n));
     } else if (n <= 16) {
-      // For n = 8 the shift is 0 and the repeated bytes become continuations.
-      const uint64_t tail = LoadLittleEndian64(p + n - 8) >> ((8 * (16 - n)) & 63);
-      Step(PastPayloadContinues(
-          _mm_set_epi64x(static_cast<int64_t>(tail), static_cast<int64_t>(LoadLittleEndian64(p))),
-          n));
+      // For n = 8 the repeated bytes become continuations.
+      Step(PastPayloadContinues(_mm_set_epi64x(static_cast<int64_t>(SecondWordOfShortPayload(p, n)),
+                                               static_cast<int64_t>(LoadLittleEndian64(p))),
+                                n));
     } else if (n <= 32) {
       Whole<2>(p, n);
     } else if (n <= 48) {

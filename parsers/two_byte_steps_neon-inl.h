@@ -17,8 +17,8 @@
 //
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, in neon.cc after
 // parsers/kernel_probes.h (which tests count the steps with), parsers/two_byte_lanes-inl.h,
-// varint_word-inl.h (LoadLittleEndian64), Join14 and NeonStore. No include guard; includes nothing
-// (varint_format-inl.h says why).
+// varint_word-inl.h (LoadLittleEndian64), tiny_payload-inl.h (PayloadBytes), Join14 and NeonStore.
+// No include guard; includes nothing (varint_format-inl.h says why).
 
 // 16-byte steps over a payload of varints of at most two bytes, storing at the values' end: each
 // step stores eight slots from its first value and eight from its second half's first, so up to
@@ -61,25 +61,22 @@ struct NeonTwoByteSteps {
   // shifted down (TBL).
   __attribute__((always_inline)) void Payload(const uint8_t* p, int n, uint64_t more,
                                               uint64_t short_word) {
-    const uint64_t ends = ~more & (n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1);
+    const uint64_t ends = ~more & PayloadBytes(n);
     if (n < 8) {
       Step(vcombine_u8(vcreate_u8(short_word), vdup_n_u8(0)), static_cast<uint32_t>(ends));
       return;
     }
     if (n < 16) {
-      // For n = 8 the shift is 0: the repeated bytes are past the payload.
-      const uint64_t tail = LoadLittleEndian64(p + n - 8) >> ((8 * (16 - n)) & 63);
-      Step(vcombine_u8(vcreate_u8(LoadLittleEndian64(p)), vcreate_u8(tail)),
+      // For n = 8 the repeated bytes are past the payload: no end there.
+      Step(vcombine_u8(vcreate_u8(LoadLittleEndian64(p)),
+                       vcreate_u8(SecondWordOfShortPayload(p, n))),
            static_cast<uint32_t>(ends));
       return;
     }
-    static constexpr uint8_t kShiftDown[32] = {0,    1,    2,    3,    4,    5,    6,    7,
-                                               8,    9,    10,   11,   12,   13,   14,   15,
-                                               0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
-                                               0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
     for (int at = 0; at < n; at += 16) {
       const int from = at < n - 16 ? at : n - 16;
-      const uint8x16_t bytes = vqtbl1q_u8(vld1q_u8(p + from), vld1q_u8(kShiftDown + (at - from)));
+      const uint8x16_t bytes =
+          vqtbl1q_u8(vld1q_u8(p + from), vld1q_u8(kShiftDownControls + (at - from)));
       Step(bytes, static_cast<uint32_t>(ends >> at) & 0xFFFFu);
     }
   }
