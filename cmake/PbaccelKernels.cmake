@@ -30,7 +30,7 @@ function(pbaccel_read_kernel_table bzl)
   endforeach()
   # CPU_FEATURES = { "name": struct(arch = "a", enum = "kX", copt = "-mX" or ""), ... }
   set(feature_pattern
-      "\"([a-z0-9.]+)\": struct\\(arch = \"([a-z0-9_]+)\", enum = \"([A-Za-z0-9]+)\", copt = \"([-a-z0-9.+]*)\"\\)")
+      "\"([a-z0-9.]+)\": struct\\(arch = \"([a-z0-9_]+)\", enum = \"([A-Za-z0-9]+)\", copt = \"([-a-z0-9.+=]*)\"\\)")
   string(REGEX MATCHALL "${feature_pattern}" feature_rows "${text}")
   foreach(row IN LISTS feature_rows)
     string(REGEX MATCH "^${feature_pattern}" _ "${row}")

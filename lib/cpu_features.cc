@@ -17,6 +17,7 @@
 #define PBACCEL_X86 1
 #elif defined(__aarch64__) && defined(__linux__)
 #include <sys/auxv.h>
+#include <sys/prctl.h>
 #define PBACCEL_ARM64_LINUX 1
 #endif
 
@@ -119,6 +120,9 @@ constexpr unsigned long kHwcapAsimd = 1ul << 1;
 constexpr unsigned long kHwcapCpuid = 1ul << 11;
 constexpr unsigned long kHwcapSve = 1ul << 22;
 constexpr unsigned long kHwcap2Sve2 = 1ul << 1;
+// linux/include/uapi/linux/prctl.h (kernel ABI: fixed), for C libraries whose headers predate them.
+constexpr int kPrSveGetVl = 51;
+constexpr uint32_t kPrSveVlLenMask = 0xffff;
 
 CpuInfo Detect() {
   CpuInfo cpu;
@@ -130,6 +134,11 @@ CpuInfo Detect() {
   if (hwcap & kHwcapSve) f |= kCpuSve;
   if ((hwcap & kHwcapSve) && (hwcap2 & kHwcap2Sve2)) f |= kCpuSve2;
   cpu.features = f;
+  if (hwcap & kHwcapSve) {
+    // The thread's SVE vector length in bytes (PR_SVE_GET_VL, Linux 4.15+: the low 16 bits).
+    const int vl = prctl(kPrSveGetVl, 0, 0, 0, 0);
+    if (vl > 0) cpu.sve_vector_bytes = static_cast<uint32_t>(vl) & kPrSveVlLenMask;
+  }
   if (hwcap & kHwcapCpuid) {
     uint64_t midr;
     __asm__("mrs %0, MIDR_EL1" : "=r"(midr));
@@ -207,6 +216,9 @@ std::string DescribeCpu(const CpuInfo& cpu) {
     out += (cpu.features & f.feature) ? "=yes" : "=no";
   }
   out += '\n';
+  if (cpu.sve_vector_bytes != 0) {
+    out += "SVE vector length: " + std::to_string(8 * cpu.sve_vector_bytes) + " bits\n";
+  }
   return out;
 }
 

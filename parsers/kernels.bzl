@@ -53,6 +53,7 @@ CPU_FEATURES = {
     "avx512vbmi": struct(arch = "x86_64", enum = "kCpuAvx512Vbmi", copt = "-mavx512vbmi"),
     "avx512vbmi2": struct(arch = "x86_64", enum = "kCpuAvx512Vbmi2", copt = "-mavx512vbmi2"),
     "neon": struct(arch = "aarch64", enum = "kCpuNeon", copt = ""),
+    "sve": struct(arch = "aarch64", enum = "kCpuSve", copt = "-march=armv8.2-a+sve"),
 }
 
 # The kernels, in priority order: auto-selection takes the first row whose features the CPU has and
@@ -90,6 +91,15 @@ KERNELS = [
         arch = "x86_64",
         features = ["ssse3", "sse4.1", "popcnt"],
         veto = None,
+    ),
+    struct(
+        name = "sve",
+        arch = "aarch64",
+        # The neon kernel's decoder with SVE's predicated LD1B for runs of one-byte varints; it pays
+        # with vectors of 256 bits or more only (docs/arm64.md).
+        features = ["neon", "sve"],
+        veto = "VetoShortSveVectors",
+        probed = True,
     ),
     struct(
         name = "neon",

@@ -63,3 +63,12 @@ inline uint64x2_t ZigZag64(uint64x2_t n) {
   return veorq_u64(vshrq_n_u64(n, 1), vreinterpretq_u64_s64(vnegq_s64(low)));
 }
 #endif
+
+#ifdef __ARM_FEATURE_SVE
+inline svuint32_t ZigZag32(svbool_t pg, svuint32_t n) {
+  return sveor_u32_x(pg, svlsr_n_u32_x(pg, n, 1), svsubr_n_u32_x(pg, svand_n_u32_x(pg, n, 1), 0));
+}
+inline svuint64_t ZigZag64(svbool_t pg, svuint64_t n) {
+  return sveor_u64_x(pg, svlsr_n_u64_x(pg, n, 1), svsubr_n_u64_x(pg, svand_n_u64_x(pg, n, 1), 0));
+}
+#endif

@@ -23,6 +23,7 @@ namespace pbaccel {
 namespace internal {
 namespace probes {
 thread_local uint64_t two_byte_steps = 0;
+thread_local uint64_t sve_one_byte_runs = 0;
 }  // namespace probes
 
 #if defined(__x86_64__)
@@ -30,6 +31,7 @@ extern const KernelDescriptor kBmi2Kernel;
 extern const KernelDescriptor kMaskedVbyteAvx2Kernel;
 #elif defined(__aarch64__)
 extern const KernelDescriptor kNeonKernel;
+extern const KernelDescriptor kSveKernel;
 #endif
 
 #if defined(__x86_64__) || defined(__aarch64__)
@@ -158,9 +160,61 @@ INSTANTIATE_TEST_SUITE_P(
                       Probed{"masked_vbyte_avx2", &kMaskedVbyteAvx2Kernel,
                              PBACCEL_PROBED_MASKED_VBYTE_AVX2_FEATURES}),
 #else
-    ::testing::Values(Probed{"neon", &kNeonKernel, PBACCEL_PROBED_NEON_FEATURES}),
+    ::testing::Values(Probed{"neon", &kNeonKernel, PBACCEL_PROBED_NEON_FEATURES},
+                      Probed{"sve", &kSveKernel, PBACCEL_PROBED_SVE_FEATURES}),
 #endif
     [](const ::testing::TestParamInfo<Probed>& info) { return std::string(info.param.name); });
+
+#if defined(__aarch64__)
+// The sve kernel's SVE loads (parsers/sve_runs-inl.h) store the values NEON's steps would: the
+// probe counts them. Every 64-byte window of one-byte varints is one run, and so is a last run of
+// under 16 one-byte varints; a tail holding a longer varint, and running sums, take none.
+TEST(SveOneByteRunsTest, WindowsAndTailsOfOneByteVarintsTakeSveLoads) {
+  if (!DetectedCpu().Has(PBACCEL_PROBED_SVE_FEATURES)) GTEST_SKIP() << "this CPU cannot run sve";
+  struct Case {
+    size_t one_byte;  // One-byte varints first,
+    bool long_last;   // then a two-byte one.
+    uint64_t runs;
+  };
+  for (const Case c : {Case{1, false, 1}, Case{15, false, 1}, Case{16, false, 0},
+                       Case{64, false, 1}, Case{71, false, 2}, Case{200, false, 4},
+                       Case{1003, false, 16}, Case{200, true, 3}, Case{12, true, 0}}) {
+    std::string payload;
+    std::vector<uint32_t> expected;
+    for (size_t i = 0; i < c.one_byte; ++i) {
+      payload.push_back(static_cast<char>(i * 37 % 128));
+      expected.push_back(static_cast<uint32_t>(i * 37 % 128));
+    }
+    if (c.long_last) payload += Payload({300}, 1, &expected);
+    SCOPED_TRACE(
+        absl::StrCat(c.one_byte, " one-byte varints", c.long_last ? " and one of two" : ""));
+    const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+    for (const VarintFormat format :
+         {VarintFormat::kUInt32, VarintFormat::kSInt64, VarintFormat::kDeltaUInt32}) {
+      std::vector<uint64_t> out(expected.size() + 64);
+      const uint64_t before = probes::sve_one_byte_runs;
+      const DecodeResult r =
+          kSveKernel.Decoder(format, false)(p, p + payload.size(), out.data(), out.size(), 0);
+      ASSERT_EQ(r.status, DecodeStatus::kOk);
+      ASSERT_EQ(r.count, expected.size());
+      const bool delta = format == VarintFormat::kDeltaUInt32;
+      uint32_t sum = 0;
+      for (size_t i = 0; i < expected.size(); ++i) {
+        sum += expected[i];
+        if (format == VarintFormat::kUInt32) {
+          EXPECT_EQ(reinterpret_cast<const uint32_t*>(out.data())[i], expected[i]) << i;
+        } else if (format == VarintFormat::kSInt64) {
+          const int64_t zigzag = static_cast<int64_t>(expected[i] >> 1) ^ -int64_t{expected[i] & 1};
+          EXPECT_EQ(static_cast<int64_t>(out[i]), zigzag) << i;
+        } else {
+          EXPECT_EQ(reinterpret_cast<const uint32_t*>(out.data())[i], sum) << i;
+        }
+      }
+      EXPECT_EQ(probes::sve_one_byte_runs - before, delta ? 0 : c.runs) << static_cast<int>(format);
+    }
+  }
+}
+#endif  // defined(__aarch64__)
 
 }  // namespace
 #endif  // defined(__x86_64__) || defined(__aarch64__)

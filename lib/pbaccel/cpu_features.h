@@ -55,6 +55,9 @@ struct CpuInfo {
   uint32_t model = 0;     // Display model (extended model folded in).
   uint32_t features = 0;  // Bitwise OR of CpuFeature values usable on this machine.
   std::string brand;      // e.g. "AMD EPYC 9B45"; empty when the CPU does not report one.
+  // AArch64 with SVE: the vector length in bytes (16 for 128-bit vectors, up to 256) this process
+  // started with; 0 without SVE.
+  uint32_t sve_vector_bytes = 0;
 
   bool Has(uint32_t required) const { return (features & required) == required; }
 };
