@@ -46,6 +46,10 @@ TEST(CpuFeaturesTest, AgreesWithCompilerBuiltins) {
     EXPECT_EQ(vector_bytes % 16, 0u);
     EXPECT_GE(vector_bytes, 16u);
     EXPECT_LE(vector_bytes, 256u);
+    // The vector length the registry's sve veto reads (prctl) is the one the instructions use.
+    EXPECT_EQ(cpu.sve_vector_bytes, vector_bytes);
+  } else {
+    EXPECT_EQ(cpu.sve_vector_bytes, 0u);
   }
 #else
   EXPECT_EQ(cpu.features, 0u);

@@ -20,12 +20,14 @@ namespace {
 
 using ::testing::HasSubstr;
 
-CpuInfo Cpu(CpuVendor vendor, uint32_t family, uint32_t model, uint32_t features) {
+CpuInfo Cpu(CpuVendor vendor, uint32_t family, uint32_t model, uint32_t features,
+            uint32_t sve_vector_bytes = 0) {
   CpuInfo cpu;
   cpu.vendor = vendor;
   cpu.family = family;
   cpu.model = model;
   cpu.features = features;
+  cpu.sve_vector_bytes = sve_vector_bytes;
   return cpu;
 }
 
@@ -61,8 +63,9 @@ TEST(KernelRegistryTest, AutoPicksTheFirstSupportedUnvetoedKernel) {
     EXPECT_NE(e.required_features, 0u) << e.kernel->name << " should have been chosen";
   }
   EXPECT_EQ(&SelectKernel(bare, "auto", &warning), &chosen);
-  // A CPU with everything gets the registry's first entry that no rule vetoes.
-  const CpuInfo zen5 = Cpu(CpuVendor::kAmd, 0x1A, 0x44, kEverything);
+  // A CPU with everything (SVE's vectors 512 bits wide too) gets the registry's first entry that
+  // no rule vetoes.
+  const CpuInfo zen5 = Cpu(CpuVendor::kAmd, 0x1A, 0x44, kEverything, 64);
   EXPECT_STREQ(SelectKernel(zen5, "", &warning).kernel->name,
                KernelRegistry().front().kernel->name);
 }
@@ -143,6 +146,34 @@ TEST(KernelRegistryTest, PolicyPerCpuGeneration) {
   }
 }
 #endif  // defined(__x86_64__)
+
+#if defined(__aarch64__)
+// The AArch64 kernels are registered on AArch64 builds only. sve where SVE's vectors are 256 bits
+// or more, neon where they are 128 (docs/arm64.md) or SVE is absent.
+TEST(KernelRegistryTest, PolicyPerArmCore) {
+  const uint32_t kSve = kCpuNeon | kCpuSve;
+  const struct {
+    CpuInfo cpu;
+    const char* expected;
+  } cases[] = {
+      {Cpu(CpuVendor::kArm, 0x41, 0xd0c, kCpuNeon), "neon"},             // Neoverse N1.
+      {Cpu(CpuVendor::kArm, 0x41, 0xd40, kSve, 32), "sve"},              // Neoverse V1.
+      {Cpu(CpuVendor::kArm, 0x41, 0xd4f, kSve | kCpuSve2, 16), "neon"},  // Neoverse V2.
+      {Cpu(CpuVendor::kArm, 0x46, 0x001, kSve, 64), "sve"},              // A64FX.
+      {Cpu(CpuVendor::kArm, 0x41, 0xd40, kSve, 0), "neon"},              // Length unknown.
+      {Cpu(CpuVendor::kArm, 0x41, 0xd40, kCpuSve, 32), "portable"},      // No NEON reported.
+  };
+  for (const auto& c : cases) {
+    std::string warning;
+    EXPECT_STREQ(SelectKernel(c.cpu, "", &warning).kernel->name, c.expected)
+        << "part 0x" << std::hex << c.cpu.model << ", SVE bytes " << std::dec
+        << c.cpu.sve_vector_bytes;
+  }
+  std::string warning;
+  const CpuInfo v2 = Cpu(CpuVendor::kArm, 0x41, 0xd4f, kSve | kCpuSve2, 16);
+  EXPECT_STREQ(SelectKernel(v2, "sve", &warning).kernel->name, "sve");  // Asked for: allowed.
+}
+#endif  // defined(__aarch64__)
 
 // The every-kernel fixture's skip decision: every registered kernel is named, the ones this CPU
 // runs are not skipped, the others are skipped with the features they lack.
