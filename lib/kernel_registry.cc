@@ -73,7 +73,7 @@ const char* VetoClockDrop(const CpuInfo& cpu) {
 // steps retire fewer instructions (docs/arm64.md, "SVE").
 const char* VetoShortSveVectors(const CpuInfo& cpu) {
   return cpu.sve_vector_bytes < 32
-             ? "SVE vectors of 128 bits: the neon kernel does the same work in fewer instructions"
+             ? "SVE vectors under 256 bits: the neon kernel does this work in fewer instructions"
              : nullptr;
 }
 #endif  // PBACCEL_ARM64_KERNELS
@@ -81,8 +81,8 @@ const char* VetoShortSveVectors(const CpuInfo& cpu) {
 // The rows of parsers/kernels.bzl, in priority order: avx512 (64-byte blocks; wherever the CPU has
 // VBMI/VBMI2 and no clock drop), bmi2 (fast PEXT and AVX2), masked_vbyte_avx2 (AVX2 where PEXT is
 // slow: AMD Excavator, Zen 1/2), masked_vbyte (x86-64 without AVX2); on AArch64 sve (SVE vectors
-// of 256 bits or more), neon; portable, scalar. The
-// measurements behind that order are in docs/kernels.md.
+// of 256 bits or more), neon; portable, scalar. The measurements behind that order are in
+// docs/kernels.md and docs/arm64.md.
 const KernelEntry kRegistry[] = {
 #define PBACCEL_KERNEL_ENTRY(descriptor, features, veto) {&descriptor, features, veto},
 #include "parsers/kernel_table.inc"

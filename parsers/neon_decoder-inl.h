@@ -37,9 +37,22 @@
 // exact offset.
 //
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, after
-// parsers/kernel_probes.h, varint_word-inl.h, masked_vbyte_tables-inl.h, two_byte_lanes-inl.h,
-// varint_format-inl.h, varint_scalar-inl.h and varint_size-inl.h (and, compiled with SVE,
-// sve_runs-inl.h). No include guard; includes only two_byte_steps_neon-inl.h.
+// parsers/kernel_probes.h and pbaccel/internal/kernel_abi.h (<arm_neon.h>; <arm_sve.h> too for
+// the sve kernel). No include guard; includes the shared decoding pieces it builds on (each kernel
+// gets its own copy: varint_format-inl.h says why), and sve_runs-inl.h where compiled with SVE.
+
+// The word-at-a-time read of one varint (varint_scalar-inl.h and the long path build on it).
+#include "pbaccel/internal/varint_word-inl.h"
+
+#include "parsers/masked_vbyte_tables-inl.h"
+#include "parsers/two_byte_lanes-inl.h"
+#include "parsers/varint_format-inl.h"
+#include "parsers/varint_scalar-inl.h"
+#include "parsers/varint_size-inl.h"
+
+#ifdef __ARM_FEATURE_SVE
+#include "parsers/sve_runs-inl.h"
+#endif
 
 // 7-bit groups joined: byte pairs into 14 bits per 16-bit lane, 14-bit pairs into 28 bits per
 // 32-bit lane, 28-bit pairs into 56 bits per 64-bit lane. Each lane's low part is already below

@@ -19,17 +19,7 @@ namespace pbaccel {
 namespace internal {
 namespace {
 
-// The word-at-a-time read of one varint (varint_scalar-inl.h and the long path build on it).
-#include "pbaccel/internal/varint_word-inl.h"
-
-#include "parsers/masked_vbyte_tables-inl.h"
-#include "parsers/two_byte_lanes-inl.h"
-#include "parsers/varint_format-inl.h"
-#include "parsers/varint_scalar-inl.h"
-#include "parsers/varint_size-inl.h"
-
-#include "parsers/sve_runs-inl.h"
-
+// The neon kernel's decoder; compiled with SVE, it includes and calls sve_runs-inl.h.
 #include "parsers/neon_decoder-inl.h"
 
 }  // namespace

@@ -6,8 +6,9 @@
 // predicate bounds every load and store, so a run ends without a scalar tail and nothing past it
 // is read or written. Terminators are counted the same way (CNTP of a compare).
 //
-// REQUIRES: included inside an anonymous namespace within pbaccel::internal, in sve.cc after
-// <arm_sve.h>, parsers/kernel_probes.h and varint_format-inl.h (FormatTraits, the SVE ZigZag32 and
+// REQUIRES: included inside an anonymous namespace within pbaccel::internal, by
+// neon_decoder-inl.h compiled with SVE, after <arm_sve.h>, parsers/kernel_probes.h and
+// varint_format-inl.h (FormatTraits, the SVE ZigZag32 and
 // ZigZag64). No include guard; includes nothing (varint_format-inl.h says why).
 
 // Runs of one-byte varints (no continuation bit in them) stored as values.
