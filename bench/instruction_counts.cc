@@ -11,10 +11,14 @@
 //   instruction_counts --corpus=osm|tiles|pprof --data=DIR --decoder=upstream|pbaccel --reps=R
 //       a real corpus (testing/corpora/realdata_corpus.h), every message parsed into one reused
 //       message: upstream's ParseFromString, or pbaccel::ParseMessage (the generated parsers, with
-//       the kernel PBACCEL_KERNEL names or the automatic one);
+//       the kernel PBACCEL_KERNEL names or the automatic one); --mode=reuse parses each input into
+//       a message of its own, kept across the repetitions (realdata's "messages reused");
 //   instruction_counts --corpus=osm|tiles --data=DIR --decoder=view:pbaccel|view:protozero ...
 //       the zero-copy reads of every packed field (testing/corpora/realdata_views.h): FieldReader
-//       and DecodePacked* into a span, or protozero's pbf_reader and packed iterators.
+//       and DecodePacked* into a span, or protozero's pbf_reader and packed iterators;
+//   instruction_counts --corpus=osm|tiles --data=DIR --decoder=columns:<way>
+//       the corpus to columns, <way> pbaccel or protobuf+copy (bench/realdata_columns.h's ways):
+//       DecodeToArrow, or upstream's parse plus the copies into the same column buffers.
 //
 // Before the repetitions it checks the decoder's result against upstream's (exits 1 on a
 // difference). Prints the units one repetition decodes (values, or message bytes), and a checksum
@@ -27,11 +31,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/string_view.h"
 #include "bench/packed_input.h"
+#include "bench/realdata_columns.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "pbaccel/internal/kernel_registry.h"
 #include "pbaccel/pbaccel.h"
@@ -50,6 +56,7 @@ struct Options {
   std::string corpus;
   std::string data = "testing/data";
   std::string decoder = "upstream";
+  bool reuse = false;  // --mode=reuse: one message per input (realdata's "messages reused").
   long reps = 1;
 };
 
@@ -73,6 +80,10 @@ Options ParseOptions(int argc, char** argv) {
       continue;
     }
     if (value("--n=", &v) && absl::SimpleAtoi(v, &o.n)) continue;
+    if (value("--mode=", &v) && (v == "reuse" || v == "stream")) {
+      o.reuse = v == "reuse";
+      continue;
+    }
     if (value("--reps=", &v) && absl::SimpleAtoi(v, &o.reps) && o.reps >= 0) continue;
     Fail("unknown or malformed argument: " + std::string(arg));
   }
@@ -137,12 +148,44 @@ int RunViews(const Options& o, const corpora::Corpus& corpus, corpora::ViewFn pb
   return 0;
 }
 
+// A corpus to columns by one of realdata_columns.h's ways, checked equal to protozero's first.
+int RunColumns(const Options& o, const corpora::Corpus& corpus,
+               const std::vector<bench::ColumnarWay>& ways) {
+  const std::string name = o.decoder.substr(8);
+  const bench::ColumnarWay* way = nullptr;
+  const bench::ColumnarWay* reference = nullptr;
+  for (const bench::ColumnarWay& w : ways) {
+    if (w.name == name) way = &w;
+    if (w.name == "protozero") reference = &w;
+  }
+  if (way == nullptr || reference == nullptr) Fail("no columnar way " + name);
+  const absl::StatusOr<corpora::ViewChecksum> a = way->run(corpus.messages, true);
+  const absl::StatusOr<corpora::ViewChecksum> b = reference->run(corpus.messages, true);
+  if (!a.ok() || !b.ok() || !(*a == *b)) Fail(name + "'s columns differ from protozero's");
+  uint64_t records = 0;
+  for (long r = 0; r < o.reps; ++r) {
+    const absl::StatusOr<corpora::ViewChecksum> c = way->run(corpus.messages, false);
+    if (!c.ok()) Fail(name + " failed: " + c.status().ToString());
+    records += c->values;
+  }
+  std::printf(
+      "corpus %s decoder=%s kernel=%s reps=%ld bytes_per_rep=%zu messages=%zu "
+      "records=%llu\n",
+      corpus.name.c_str(), o.decoder.c_str(), std::string(ActiveKernelName()).c_str(), o.reps,
+      corpus.bytes(), corpus.messages.size(), static_cast<unsigned long long>(records));
+  return 0;
+}
+
 template <typename Message>
 int RunCorpus(const Options& o, const corpora::Corpus& corpus) {
   const bool upstream = o.decoder == "upstream";
   if (!upstream && o.decoder != "pbaccel") Fail("--decoder for a corpus: upstream or pbaccel");
-  Message message;
-  for (const std::string& bytes : corpus.messages) {
+  // One message for the whole corpus (stream), or one per input (reuse).
+  std::vector<Message> messages(o.reuse ? corpus.messages.size() : 1);
+  const auto message_for = [&](size_t i) -> Message& { return messages[o.reuse ? i : 0]; };
+  for (size_t i = 0; i < corpus.messages.size(); ++i) {
+    const std::string& bytes = corpus.messages[i];
+    Message& message = message_for(i);
     Message expected;
     if (!expected.ParseFromString(bytes)) Fail("upstream rejects a message of " + corpus.name);
     const absl::Status s = ParseMessage(bytes, &message);
@@ -154,7 +197,9 @@ int RunCorpus(const Options& o, const corpora::Corpus& corpus) {
   // keeps): work on the result per message would be counted for both decoders alike.
   uint64_t parsed = 0;
   for (long r = 0; r < o.reps; ++r) {
-    for (const std::string& bytes : corpus.messages) {
+    for (size_t i = 0; i < corpus.messages.size(); ++i) {
+      const std::string& bytes = corpus.messages[i];
+      Message& message = message_for(i);
       if (upstream) {
         if (!message.ParseFromString(bytes)) Fail("upstream rejected a message");
       } else if (!ParseMessage(bytes, &message).ok()) {
@@ -164,9 +209,11 @@ int RunCorpus(const Options& o, const corpora::Corpus& corpus) {
     }
   }
   std::printf(
-      "corpus %s decoder=%s kernel=%s reps=%ld bytes_per_rep=%zu messages=%zu parsed=%llu\n",
-      corpus.name.c_str(), o.decoder.c_str(), std::string(ActiveKernelName()).c_str(), o.reps,
-      corpus.bytes(), corpus.messages.size(), static_cast<unsigned long long>(parsed));
+      "corpus %s mode=%s decoder=%s kernel=%s reps=%ld bytes_per_rep=%zu messages=%zu "
+      "parsed=%llu\n",
+      corpus.name.c_str(), o.reuse ? "reuse" : "stream", o.decoder.c_str(),
+      std::string(ActiveKernelName()).c_str(), o.reps, corpus.bytes(), corpus.messages.size(),
+      static_cast<unsigned long long>(parsed));
   return 0;
 }
 
@@ -191,6 +238,14 @@ int Main(int argc, char** argv) {
                       &corpora::ReadTileProtozero);
     }
     Fail("views read osm and tiles");
+  }
+  if (absl::StartsWith(o.decoder, "columns:")) {
+    if (o.corpus == "osm")
+      return RunColumns(o, load(corpora::LoadOsm(o.data)), bench::OsmColumnarWays());
+    if (o.corpus == "tiles") {
+      return RunColumns(o, load(corpora::LoadMvt(o.data)), bench::TileColumnarWays());
+    }
+    Fail("columns read osm and tiles");
   }
   if (o.corpus == "osm")
     return RunCorpus<OSMPBF::PrimitiveBlock>(o, load(corpora::LoadOsm(o.data)));

@@ -13,6 +13,7 @@
 #include "google/protobuf/wire_format_lite.h"
 #include "pbaccel/internal/field_encoding.h"
 #include "pbaccel/internal/protobuf_compat.h"
+#include "pbaccel/wire_type.h"
 
 namespace pbaccel {
 namespace internal {
@@ -136,6 +137,56 @@ void SetAction(Column* c, FieldSlot* slot) {
   slot->plain = slot->oneof < 0 && slot->required_bit < 0 && slot->action != Action::kSerialized;
 }
 
+// The one-byte-tag path's kind for a field of wire type `wire_type` in `slot` (FastTag).
+FastTag FastTagFor(const FieldSlot& slot, uint8_t wire_type) {
+  const Column* c = slot.column;
+  const bool length_delimited = wire_type == static_cast<uint8_t>(WireType::kLengthDelimited);
+  if (c == nullptr) {  // Unselected (in no oneof, not required), or a number the type lacks.
+    const bool skipped = slot.field == nullptr ||
+                         (slot.wire_type == wire_type && slot.oneof < 0 && slot.required_bit < 0);
+    return length_delimited && skipped ? FastTag::kSkipLength : FastTag::kGeneral;
+  }
+  if (!slot.plain) return FastTag::kGeneral;
+  const bool varint_values = c->conversion < Conversion::kFixed32;
+  switch (slot.action) {
+    case Action::kScalar:
+      if (wire_type != slot.wire_type || !varint_values) return FastTag::kGeneral;
+      return slot.closed_enum ? FastTag::kClosedEnum : FastTag::kVarint;
+    case Action::kScalarList:
+      return length_delimited && slot.packable && varint_values ? FastTag::kPacked
+                                                                : FastTag::kGeneral;
+    case Action::kMessageList:
+      return length_delimited && slot.wire_type == wire_type && !c->group ? FastTag::kMessageList
+                                                                          : FastTag::kGeneral;
+    default: return FastTag::kGeneral;
+  }
+}
+
+}  // namespace
+
+void OpenStructChildren(Column& c, size_t e) {
+  for (Column* v : c.opens_struct) OpenStructElement(*v, e);
+}
+
+void CloseStructChildren(Column& c, size_t e) {
+  for (Column* v : c.closes_struct) CloseStructElement(*v, e);
+}
+
+std::array<FastTag, 128> FastTags(const Column& s) {
+  std::array<FastTag, 128> tags{};
+  for (uint32_t tag = 8; tag < tags.size(); ++tag) {  // Field numbers 1-15.
+    const uint32_t number = tag >> 3;
+    if (number < s.dense_slots.size()) {
+      tags[tag] = FastTagFor(s.dense_slots[number], static_cast<uint8_t>(tag & 7));
+    } else if ((tag & 7) == static_cast<uint32_t>(WireType::kLengthDelimited)) {
+      tags[tag] = FastTag::kSkipLength;  // A number the type lacks: an unknown field, skipped.
+    }
+  }
+  return tags;
+}
+
+namespace {
+
 class Builder {
  public:
   explicit Builder(bool nullable_rows) : nullable_rows_(nullable_rows) {}
@@ -228,6 +279,7 @@ class Builder {
         s->sparse_slots[number] = slot;
       }
     }
+    s->fast_tags = FastTags(*s);
     ancestors_.pop_back();
     return absl::OkStatus();
   }

@@ -43,28 +43,32 @@ size_t EndGroupTagSize(uint32_t number) {
 // generated parsers do).
 inline bool ValidUtf8(const char* p, size_t n) { return gen::ValidUtf8(p, p + n); }
 
+// A varint converted to the type of `c` (a varint conversion), in its bytes (little-endian).
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline uint64_t VarintBits(const Column& c, uint64_t v) {
+  switch (c.conversion) {
+    case Conversion::kVarint32: return static_cast<uint32_t>(v);
+    case Conversion::kZigZag32: {
+      const uint32_t v32 = static_cast<uint32_t>(v);
+      return (v32 >> 1) ^ (0u - (v32 & 1));
+    }
+    case Conversion::kZigZag64: return (v >> 1) ^ (0 - (v & 1));
+    case Conversion::kBool: return v != 0;
+    default: return v;  // kVarint64.
+  }
+}
+
 // A varint or fixed value converted to the column's type, in its bytes (little-endian).
 inline uint64_t ScalarBits(const Column& c, const WireField& f) {
   switch (c.conversion) {
-    case Conversion::kVarint32: return static_cast<uint32_t>(f.varint);
-    case Conversion::kVarint64: return f.varint;
-    case Conversion::kZigZag32: {
-      const uint32_t v = static_cast<uint32_t>(f.varint);
-      return (v >> 1) ^ (0u - (v & 1));
-    }
-    case Conversion::kZigZag64: return (f.varint >> 1) ^ (0 - (f.varint & 1));
-    case Conversion::kBool: return f.varint != 0;
     case Conversion::kFixed32: return LoadFixed<uint32_t>(f.value);
     case Conversion::kFixed64: return LoadFixed<uint64_t>(f.value);
-    case Conversion::kNone: break;
+    case Conversion::kNone: return 0;
+    default: return VarintBits(c, f.varint);
   }
-  return 0;
 }
 
-// Stores the value of `f` converted for `c` at `out` (value_bytes bytes).
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline void StoreScalar(const Column& c, const WireField& f,
-                                                     char* out) {
-  const uint64_t bits = ScalarBits(c, f);
+// Stores `bits` (a value converted for `c`) at `out` (value_bytes bytes).
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void StoreBits(const Column& c, uint64_t bits, char* out) {
   switch (c.value_bytes) {
     case 1: *out = static_cast<char>(bits); break;
     case 4: {
@@ -74,6 +78,12 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void StoreScalar(const Column& c, const Wire
     }
     default: std::memcpy(out, &bits, 8);
   }
+}
+
+// Stores the value of `f` converted for `c` at `out` (value_bytes bytes).
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void StoreScalar(const Column& c, const WireField& f,
+                                                     char* out) {
+  StoreBits(c, ScalarBits(c, f), out);
 }
 
 inline void MarkValid(Column& c, size_t e) {
@@ -100,6 +110,11 @@ size_t KeepEnumValues(const Column& c, int32_t* values, size_t count) {
 }
 
 }  // namespace
+
+uint64_t& GeneralPathFieldsForTesting() {
+  thread_local uint64_t count = 0;
+  return count;
+}
 
 bool RecordDecoder::Fail(const char* at, const std::string& what) {
   error_ = at == nullptr ? what
@@ -152,7 +167,9 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool RecordDecoder::Apply(Column& s, size_t 
       MarkValid(c, e);
       return true;
     case Action::kScalarList:
-      if (f.wire_type == WireType::kLengthDelimited) return DecodePacked(c, f);
+      if (f.wire_type == WireType::kLengthDelimited) {
+        return DecodePacked(c, f.payload, static_cast<size_t>(f.varint));
+      }
       StoreScalar(c, f, c.values.Reserve(8));
       c.values.Commit(c.value_bytes);
       return true;
@@ -189,14 +206,13 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool RecordDecoder::Apply(Column& s, size_t 
   return true;
 }
 
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool RecordDecoder::DecodePacked(Column& c,
-                                                                     const WireField& f) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool RecordDecoder::DecodePacked(Column& c, const char* payload,
+                                                                     size_t n) {
   // A tiny payload (most of them) goes to the kernel's tiny decoder right here, which reads in
   // whole words within the record and writes room for kTinyPayloadBytes values.
-  const size_t n = static_cast<size_t>(f.varint);
-  if (c.conversion < Conversion::kFixed32 && TakesTinyDecoder(n, record_end_ - f.payload)) {
+  if (c.conversion < Conversion::kFixed32 && TakesTinyDecoder(n, record_end_ - payload)) {
     void* out = c.values.Reserve(kTinyPayloadBytes * 8);
-    const auto* begin = reinterpret_cast<const uint8_t*>(f.payload);
+    const auto* begin = reinterpret_cast<const uint8_t*>(payload);
     const int tiny = kernel_->TinyDecoder(c.format)(begin, begin + n, out, kTinyPayloadBytes);
     if (ABSL_PREDICT_TRUE(tiny >= 0)) {
       size_t count = static_cast<size_t>(tiny);
@@ -205,7 +221,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool RecordDecoder::DecodePacked(Column& c,
       return true;
     }
   }
-  return DecodeLongPacked(c, f);
+  return DecodeLongPacked(c, payload, n);
 }
 
 // A new element of repeated struct column `c` from the fields in [body, body_end).
@@ -251,6 +267,55 @@ bool RecordDecoder::DecodeFields(Column& s, size_t e, const char* p, const char*
                                  uint32_t group, int depth, const char** after) {
   WireField f;  // Out of the loop: ReadField sets what each field uses, no zeroing per field.
   while (p < end) {
+    // The one-byte-tag path (FastTag): the commonest fields straight from the tag byte. What it
+    // cannot read goes on to the general path below, which reads the field again from its tag.
+    const uint8_t tag = static_cast<uint8_t>(*p);
+    if (tag < 0x80) {
+      const FastTag kind = s.fast_tags[tag];
+      const char* const value = p + 1;
+      if (kind == FastTag::kVarint || kind == FastTag::kClosedEnum) {
+        uint64_t v;
+        const char* next = ReadVarint(value, end, &v);
+        if (ABSL_PREDICT_TRUE(next != nullptr)) {
+          Column& c = *s.dense_slots[tag >> 3].column;
+          if (kind == FastTag::kVarint || c.IsEnumValue(static_cast<int32_t>(v))) {
+            StoreBits(c, VarintBits(c, v), c.values.data<char>() + e * c.value_bytes);
+            MarkValid(c, e);
+          } else if (s.type == ValueType::kMap) {  // A closed enum's unknown value, as in
+            dropped_entry_ = true;                 // DecodeFields' general path.
+          }
+          p = next;
+          continue;
+        }
+      } else if (kind != FastTag::kGeneral) {
+        const char* payload_end;
+        const char* payload = ReadLength(value, end, &payload_end);
+        if (ABSL_PREDICT_TRUE(payload != nullptr)) {
+          if (kind == FastTag::kPacked) {
+            if (!DecodePacked(*s.dense_slots[tag >> 3].column, payload,
+                              static_cast<size_t>(payload_end - payload))) {
+              return false;
+            }
+            p = payload_end;
+            continue;
+          }
+          if (kind == FastTag::kSkipLength) {
+            p = payload_end;
+            continue;
+          }
+          if (ABSL_PREDICT_TRUE(depth < budget_)) {  // kMessageList, as Apply does it.
+            const char* after;
+            if (!DecodeElement(*s.dense_slots[tag >> 3].column, payload, payload_end, 0, depth,
+                               &after)) {
+              return false;
+            }
+            p = payload_end;
+            continue;
+          }
+        }
+      }
+    }
+    ++general_fields_;
     WireError error = WireError::kNone;
     const char* next = ReadField(p, end, &f, &error);
     if (ABSL_PREDICT_FALSE(next == nullptr)) {
@@ -350,16 +415,15 @@ bool RecordDecoder::DecodeSerialized(Column& s, Column& c, size_t e, const WireF
   return true;
 }
 
-bool RecordDecoder::DecodeLongPacked(Column& c, const WireField& f) {
-  const size_t n = static_cast<size_t>(f.varint);
+bool RecordDecoder::DecodeLongPacked(Column& c, const char* payload, size_t n) {
   if (n == 0) return true;
   if (c.conversion == Conversion::kFixed32 || c.conversion == Conversion::kFixed64) {
     if (n % c.value_bytes != 0) {
-      return Fail(f.payload,
+      return Fail(payload,
                   absl::StrCat("packed ", c.field->full_name(), ": ", n,
                                " bytes are not a whole number of ", c.value_bytes, "-byte values"));
     }
-    c.values.Append(f.payload, n);
+    c.values.Append(payload, n);
     return true;
   }
   // At most one value per byte: room for n values is enough, and the buffer grows geometrically;
@@ -367,7 +431,7 @@ bool RecordDecoder::DecodeLongPacked(Column& c, const WireField& f) {
   const KernelDescriptor& kernel = *kernel_;
   const size_t room = n + kernel.bounded_tiny_spare_values;
   void* const out = c.values.Reserve(room * c.value_bytes);
-  const auto* const begin = reinterpret_cast<const uint8_t*>(f.payload);
+  const auto* const begin = reinterpret_cast<const uint8_t*>(payload);
   const auto* const stop = begin + n;
   // The generated parsers' ways (size_policy.h) past the tiny decoder: a short payload to the
   // kernel's bounded tiny decoder if it has one, the rest (and what it declines) to the kernel.
@@ -380,9 +444,9 @@ bool RecordDecoder::DecodeLongPacked(Column& c, const WireField& f) {
     if (ABSL_PREDICT_FALSE(r.status != DecodeStatus::kOk)) {
       // The public API's decoder names the error.
       const absl::StatusOr<size_t> named =
-          DecodeIntoSpan(c.format, absl::string_view(f.payload, n), out, n, 0, DecodeOptions());
-      return Fail(f.payload, absl::StrCat("packed ", c.field->full_name(), ": ",
-                                          named.status().message(), ", payload"));
+          DecodeIntoSpan(c.format, absl::string_view(payload, n), out, n, 0, DecodeOptions());
+      return Fail(payload, absl::StrCat("packed ", c.field->full_name(), ": ",
+                                        named.status().message(), ", payload"));
     }
     count = static_cast<int>(r.count);
   }

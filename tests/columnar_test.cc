@@ -17,10 +17,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "google/protobuf/descriptor.pb.h"
 #include "google/protobuf/dynamic_message.h"
 #include "gtest/gtest.h"
 #include "pbaccel/columnar.h"
+#include "pbaccel/internal/columnar_decode.h"
 #include "pbaccel/internal/columnar_memory.h"
 #include "pbaccel/internal/kernel_registry.h"
 #include "pbaccel/internal/utf8_replace.h"
@@ -84,6 +86,94 @@ TEST_P(ColumnarTest, VectorTiles) {
   EXPECT_EQ(CompareColumnsWithUpstream(
                 type, records, Select({"layers.features.geometry", "layers.name", "layers.keys"})),
             "");
+}
+
+// Decodes `records` as `type` with `options` and returns how many fields took the decoder's
+// general path (GeneralPathFieldsForTesting); -1 if the batch fails.
+int64_t GeneralPathFields(const google::protobuf::Descriptor* type,
+                          absl::Span<const absl::string_view> records,
+                          const ColumnarOptions& options) {
+  const uint64_t before = internal::columnar::GeneralPathFieldsForTesting();
+  ArrowRecordBatch out;
+  if (!DecodeToArrow(type, records, options, &out.schema, &out.array).ok()) return -1;
+  return static_cast<int64_t>(internal::columnar::GeneralPathFieldsForTesting() - before);
+}
+
+// The one-byte-tag path (columnar_columns.h's FastTag) takes plain fields of numbers 1-15: varint
+// scalars, closed enums (an unknown value keeps the old one), packed runs, repeated submessages
+// and unselected length-delimited fields; required fields, oneof members, strings and two-byte
+// tags go the general way. Values it cannot read go the general way too, which names the error.
+TEST_P(ColumnarTest, OneByteTagsTakeTheFastPath) {
+  vector_tile::Tile tile;
+  vector_tile::Tile_Layer* layer = tile.add_layers();
+  layer->set_name("roads");  // Required, as is version: the general path.
+  layer->set_version(2);
+  layer->add_keys("class");  // Unselected below: skipped by the fast path.
+  layer->add_values()->set_string_value("primary");
+  for (int i = 0; i < 3; ++i) {
+    vector_tile::Tile_Feature* feature = layer->add_features();
+    feature->set_id(i == 1 ? 1u << 30 : i);  // A five-byte varint: the fast path reads it too.
+    feature->add_tags(0);
+    feature->add_tags(0);
+    feature->set_type(vector_tile::Tile_GeomType_LINESTRING);
+    for (int v = 0; v < 40; ++v) feature->add_geometry(static_cast<uint32_t>(v * 37));
+  }
+  std::string record = tile.SerializeAsString();
+  // A feature whose type is a value the closed enum lacks (upstream keeps LINESTRING).
+  std::string odd_feature = layer->features(0).SerializeAsString();
+  testing::AppendTag(3, 0, &odd_feature);
+  testing::AppendVarint(9, &odd_feature);
+  vector_tile::Tile_Layer second;
+  second.set_name("rivers");
+  second.set_version(2);
+  std::string odd_layer = second.SerializeAsString();
+  testing::AppendTag(2, 2, &odd_layer);
+  odd_layer += testing::Varint(odd_feature.size()) + odd_feature;
+  std::string odd = record;
+  testing::AppendTag(3, 2, &odd);
+  odd += testing::Varint(odd_layer.size()) + odd_layer;
+  const absl::string_view records[] = {record, odd};
+  const ColumnarOptions features = Select({"layers.features"});
+  EXPECT_EQ(CompareColumnsWithUpstream(tile, records, features), "");
+  EXPECT_EQ(CompareColumnsWithUpstream(tile, records), "");
+  // Every field but the layers' required ones (two in the first record's layer, four in the
+  // second record's two) took the fast path.
+  EXPECT_EQ(GeneralPathFields(vector_tile::Tile::descriptor(), records, features), 6);
+
+  // test2.Everything: req (required) and p_bool (field 16: a two-byte tag) go the general way,
+  // p_int32 and middle's packed_i32 the fast one.
+  test2::Everything everything;
+  everything.set_req(1);
+  everything.add_p_int32(-5);
+  everything.add_p_bool(true);
+  everything.mutable_middle()->add_packed_i32(3);
+  const std::string plain = Serialize(everything);
+  const absl::string_view one[] = {plain};
+  EXPECT_EQ(CompareColumnsWithUpstream(everything, one), "");
+  EXPECT_EQ(GeneralPathFields(test2::Everything::descriptor(), one, ColumnarOptions()), 3);
+
+  // Malformed where the fast path reads: a varint of eleven bytes, a packed length past the
+  // record's end. The general path rejects them, naming the field, as upstream rejects them.
+  const std::string good = Serialize(everything);
+  std::string long_varint;
+  testing::AppendTag(1, 0, &long_varint);
+  long_varint += std::string(10, '\x80') + std::string(1, '\x01');
+  std::string past_end;
+  testing::AppendTag(10, 2, &past_end);
+  past_end += testing::Varint(50) + std::string("\x01\x02", 2);
+  for (const std::string& bad : {long_varint, past_end}) {
+    const std::string bad_record = good + bad;
+    const absl::string_view bad_records[] = {bad_record};
+    EXPECT_EQ(CompareColumnsWithUpstream(everything, bad_records), "");
+    ArrowRecordBatch out;
+    const absl::Status status = DecodeToArrow(test2::Everything::descriptor(), bad_records,
+                                              ColumnarOptions(), &out.schema, &out.array);
+    EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
+    EXPECT_TRUE(absl::StrContains(status.message(), bad == long_varint
+                                                        ? "pbaccel.test2.Everything.req"
+                                                        : "pbaccel.test2.Everything.p_int32"))
+        << status;
+  }
 }
 
 // delta_fields: OSM's delta-coded ids and refs as their running sums, list by list.

@@ -24,6 +24,7 @@
 #ifndef PBACCEL_INTERNAL_COLUMNAR_COLUMNS_H_
 #define PBACCEL_INTERNAL_COLUMNAR_COLUMNS_H_
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -173,6 +174,20 @@ struct FieldSlot {
   const google::protobuf::FieldDescriptor* field = nullptr;
 };
 
+// What the decoder's one-byte-tag path (columnar_decode.cc) does with a tag byte: the commonest
+// fields, read without the general wire reader, slot lookup and checks. A field in no oneof, not
+// required (FieldSlot::plain), of the tag's own wire type; anything else is kGeneral. The path
+// never decides an error: a value it cannot read (a long or malformed varint or length, a
+// submessage at the nesting limit) goes to the general path, from the tag.
+enum class FastTag : uint8_t {
+  kGeneral = 0,  // The general path.
+  kVarint,       // A singular varint scalar (no closed enum): set, as kScalar does.
+  kClosedEnum,   // A singular closed enum: set if the enum defines the value, else left.
+  kPacked,       // A repeated varint scalar's packed run: to the kernel, as kScalarList does.
+  kMessageList,  // A repeated submessage (not a group): a new struct element.
+  kSkipLength,   // A length-delimited field not selected: skipped.
+};
+
 struct Column {
   // --- The values (hot: first, with what the decoder reads for each value) ---
   Buffer values;          // Scalars: one per element. kUtf8/kBinary: int32 offsets, elements + 1.
@@ -199,7 +214,8 @@ struct Column {
   bool checks_required = false;
   int required_count = 0;
   // kStruct and kMap (key, value): field numbers to slots, and the children.
-  std::vector<FieldSlot> dense_slots;  // By field number, below its size.
+  std::vector<FieldSlot> dense_slots;    // By field number, below its size.
+  std::array<FastTag, 128> fast_tags{};  // By one-byte tag (FastTags computes them).
   std::vector<std::unique_ptr<Column>> children;
   // kStruct and kMap: what opening and closing a struct row does to the children, by kind
   // (RowPrograms computes them): rows with a validity byte, singular scalars (a zero), singular
@@ -251,6 +267,9 @@ absl::StatusOr<std::unique_ptr<Column>> BuildColumns(const google::protobuf::Des
                                                      const ColumnarOptions& options,
                                                      bool nullable_rows);
 
+// What the one-byte-tag path does with each tag byte of struct column `s`, from its dense slots.
+std::array<FastTag, 128> FastTags(const Column& s);
+
 // Replaces the values of each list of every `delta` column with their running sums.
 void PrefixSumDeltaColumns(Column& root);
 
@@ -264,26 +283,32 @@ void RecordSizeHints(Column& root, size_t input_bytes);
 void TruncateRows(Column& c, size_t r);
 void TruncateElements(Column& c, size_t e);
 
-inline void OpenStructElement(Column& c, size_t e) {
+// The singular struct children's rows, opened and closed in turn (out of line: recursive).
+void OpenStructChildren(Column& c, size_t e);
+void CloseStructChildren(Column& c, size_t e);
+
+// Inline into the decoder's loop (the recursion is out of line, above): a struct row of a
+// repeated submessage opens and closes once per element.
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void OpenStructElement(Column& c, size_t e) {
   c.struct_elements = e + 1;
   for (Column* v : c.opens_validity) v->validity_bytes.Push<uint8_t>(v->opened_valid);
   for (Column* v : c.opens_scalar) {
     std::memset(v->values.Reserve(8), 0, 8);
     v->values.Commit(v->value_bytes);
   }
-  for (Column* v : c.opens_struct) OpenStructElement(*v, e);
+  if (ABSL_PREDICT_FALSE(!c.opens_struct.empty())) OpenStructChildren(c, e);
   for (Column* v : c.opens_map) v->map_keys.clear();
   if (ABSL_PREDICT_FALSE(c.required_count != 0)) {
     for (uint64_t& word : c.required_seen) word = 0;
   }
 }
 
-inline void CloseStructElement(Column& c, size_t e) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CloseStructElement(Column& c, size_t e) {
   for (Column* v : c.closes_list) {
     v->list_offsets.Push<int32_t>(static_cast<int32_t>(v->ElementCount()));
   }
   for (Column* v : c.closes_string) v->values.Push<int32_t>(static_cast<int32_t>(v->data.bytes()));
-  for (Column* v : c.closes_struct) CloseStructElement(*v, e);
+  if (ABSL_PREDICT_FALSE(!c.closes_struct.empty())) CloseStructChildren(c, e);
 }
 
 // Opens row `r` of one field's column: what the programs above do for it, for the one column a

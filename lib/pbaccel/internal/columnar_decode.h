@@ -10,6 +10,7 @@
 #define PBACCEL_INTERNAL_COLUMNAR_DECODE_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -24,9 +25,15 @@ namespace pbaccel {
 namespace internal {
 namespace columnar {
 
+// The fields this thread's RecordDecoders read by their general path (the wire reader, the
+// slot, its checks) rather than the one-byte-tag path (FastTag), added as each decoder is
+// destroyed: for tests, which prove with it which path a field took.
+uint64_t& GeneralPathFieldsForTesting();
+
 class RecordDecoder {
  public:
   RecordDecoder() = default;
+  ~RecordDecoder() { GeneralPathFieldsForTesting() += general_fields_; }
   RecordDecoder(const RecordDecoder&) = delete;
   RecordDecoder& operator=(const RecordDecoder&) = delete;
 
@@ -51,8 +58,9 @@ class RecordDecoder {
   // What the slot's action does with `f` (its column is selected).
   bool Apply(Column& s, size_t e, const FieldSlot& slot, const WireField& f, const char* end,
              int depth, const char** next);
-  bool DecodePacked(Column& c, const WireField& f);
-  bool DecodeLongPacked(Column& c, const WireField& f);
+  // A packed run of varint or fixed values, the n bytes at `payload`, appended to list column c.
+  bool DecodePacked(Column& c, const char* payload, size_t n);
+  bool DecodeLongPacked(Column& c, const char* payload, size_t n);
   bool DecodeMessage(Column& s, Column& c, size_t e, const WireField& f, const char* end, int depth,
                      const char** next);
   bool DecodeElement(Column& c, const char* body, const char* body_end, uint32_t group, int depth,
@@ -76,7 +84,8 @@ class RecordDecoder {
   absl::flat_hash_set<const char*> replaced_entries_;
   bool second_pass_ = false;
   bool has_replaced_entries_ = false;
-  bool dropped_entry_ = false;  // A closed enum's unknown value in the entry being decoded.
+  bool dropped_entry_ = false;   // A closed enum's unknown value in the entry being decoded.
+  uint64_t general_fields_ = 0;  // GeneralPathFieldsForTesting's share.
   std::unique_ptr<google::protobuf::DynamicMessageFactory> factory_;  // Serialized columns.
 };
 
