@@ -2,6 +2,7 @@
 
 #include "pbaccel/internal/columnar_decode.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -109,6 +110,13 @@ size_t KeepEnumValues(const Column& c, int32_t* values, size_t count) {
   return kept;
 }
 
+// Keeps the `count` values a decoder wrote at `out` (the end of list column c's values): a
+// closed enum's unknown ones dropped first.
+inline void CommitPacked(Column& c, void* out, size_t count) {
+  if (c.closed_enum) count = KeepEnumValues(c, static_cast<int32_t*>(out), count);
+  c.values.Commit(count << c.value_shift);
+}
+
 }  // namespace
 
 uint64_t& GeneralPathFieldsForTesting() {
@@ -208,17 +216,33 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool RecordDecoder::Apply(Column& s, size_t 
 
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool RecordDecoder::DecodePacked(Column& c, const char* payload,
                                                                      size_t n) {
-  // A tiny payload (most of them) goes to the kernel's tiny decoder right here, which reads in
-  // whole words within the record and writes room for kTinyPayloadBytes values.
-  if (c.conversion < Conversion::kFixed32 && TakesTinyDecoder(n, record_end_ - payload)) {
-    void* out = c.values.Reserve(kTinyPayloadBytes * 8);
-    const auto* begin = reinterpret_cast<const uint8_t*>(payload);
-    const int tiny = kernel_->TinyDecoder(c.format)(begin, begin + n, out, kTinyPayloadBytes);
-    if (ABSL_PREDICT_TRUE(tiny >= 0)) {
-      size_t count = static_cast<size_t>(tiny);
-      if (c.closed_enum) count = KeepEnumValues(c, static_cast<int32_t*>(out), count);
-      c.values.Commit(count << c.value_shift);
-      return true;
+  // The generated parsers' ways (size_policy.h), the short ones right here: a tiny payload (most
+  // of them) to the kernel's tiny decoder, which reads in whole words within the record and
+  // writes room for kTinyPayloadBytes values; a short one to its bounded tiny decoder, given the
+  // room it stores whole groups into (bounded_tiny_spare_values past one value per byte). What
+  // they decline, longer payloads and fixed-width ones go to DecodeLongPacked.
+  if (c.conversion < Conversion::kFixed32) {
+    const auto* const begin = reinterpret_cast<const uint8_t*>(payload);
+    if (TakesTinyDecoder(n, record_end_ - payload)) {
+      void* out = c.values.Reserve(kTinyPayloadBytes * 8);
+      const int tiny = kernel_->TinyDecoder(c.format)(begin, begin + n, out, kTinyPayloadBytes);
+      if (ABSL_PREDICT_TRUE(tiny >= 0)) {
+        CommitPacked(c, out, static_cast<size_t>(tiny));
+        return true;
+      }
+    } else if (ShortTriesBoundedTiny(n) &&
+               n <= static_cast<size_t>(BoundedTinyPayloadBytes(c.format))) {
+      if (const TinyDecodeFn bounded = kernel_->BoundedTinyDecoder(c.format)) {
+        const size_t room = n + kernel_->bounded_tiny_spare_values;
+        void* out = c.values.Reserve(room * c.value_bytes);
+        const int count =
+            bounded(begin, begin + n, out,
+                    static_cast<int>(std::min<size_t>(room, kBoundedTinyPayloadBytes)));
+        if (ABSL_PREDICT_TRUE(count >= 0)) {
+          CommitPacked(c, out, static_cast<size_t>(count));
+          return true;
+        }
+      }
     }
   }
   return DecodeLongPacked(c, payload, n);
@@ -426,33 +450,19 @@ bool RecordDecoder::DecodeLongPacked(Column& c, const char* payload, size_t n) {
     c.values.Append(payload, n);
     return true;
   }
-  // At most one value per byte: room for n values is enough, and the buffer grows geometrically;
-  // the kernel's bounded_tiny_spare_values more let its bounded tiny decoder store whole groups.
-  const KernelDescriptor& kernel = *kernel_;
-  const size_t room = n + kernel.bounded_tiny_spare_values;
-  void* const out = c.values.Reserve(room * c.value_bytes);
+  // Varints, to the kernel: at most one value per byte, so room for n values is enough (the
+  // buffer grows geometrically).
+  void* const out = c.values.Reserve(n * c.value_bytes);
   const auto* const begin = reinterpret_cast<const uint8_t*>(payload);
-  const auto* const stop = begin + n;
-  // The generated parsers' ways (size_policy.h) past the tiny decoder: a short payload to the
-  // kernel's bounded tiny decoder if it has one, the rest (and what it declines) to the kernel.
-  int count = kTinyUnhandled;
-  if (TakesShortPath(n) && ShortTriesBoundedTiny(n)) {
-    count = kernel.DecodeTinyBounded(c.format, begin, stop, out, room);
+  const DecodeResult r = kernel_->Decoder(c.format, false)(begin, begin + n, out, n, 0);
+  if (ABSL_PREDICT_FALSE(r.status != DecodeStatus::kOk)) {
+    // The public API's decoder names the error.
+    const absl::StatusOr<size_t> named =
+        DecodeIntoSpan(c.format, absl::string_view(payload, n), out, n, 0, DecodeOptions());
+    return Fail(payload, absl::StrCat("packed ", c.field->full_name(), ": ",
+                                      named.status().message(), ", payload"));
   }
-  if (count < 0) {
-    const DecodeResult r = kernel.Decoder(c.format, false)(begin, stop, out, n, 0);
-    if (ABSL_PREDICT_FALSE(r.status != DecodeStatus::kOk)) {
-      // The public API's decoder names the error.
-      const absl::StatusOr<size_t> named =
-          DecodeIntoSpan(c.format, absl::string_view(payload, n), out, n, 0, DecodeOptions());
-      return Fail(payload, absl::StrCat("packed ", c.field->full_name(), ": ",
-                                        named.status().message(), ", payload"));
-    }
-    count = static_cast<int>(r.count);
-  }
-  size_t kept = static_cast<size_t>(count);
-  if (c.closed_enum) kept = KeepEnumValues(c, static_cast<int32_t*>(out), kept);
-  c.values.Commit(kept << c.value_shift);
+  CommitPacked(c, out, r.count);
   return true;
 }
 
