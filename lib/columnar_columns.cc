@@ -105,12 +105,17 @@ void SetEnumValues(const FieldDescriptor* f, Column* c) {
 void RowPrograms(Column* s) {
   for (auto& child : s->children) {
     Column* c = child.get();
-    if (c->validity) s->opens_validity.push_back(c);
+    const bool scalar = !c->repeated && c->value_bytes != 0;
+    if (scalar && c->validity) {
+      s->opens_valid_scalar.push_back(c);
+    } else if (c->validity) {
+      s->opens_validity.push_back(c);
+    }
     if (c->repeated) {
       if (c->type == ValueType::kMap) s->opens_map.push_back(c);
-      s->closes_list.push_back(c);
-    } else if (c->value_bytes != 0) {
-      s->opens_scalar.push_back(c);
+      (c->value_bytes != 0 ? s->closes_value_list : s->closes_list).push_back(c);
+    } else if (scalar) {
+      if (!c->validity) s->opens_scalar.push_back(c);
     } else if (c->type == ValueType::kStruct) {
       s->opens_struct.push_back(c);
       s->closes_struct.push_back(c);
@@ -163,6 +168,22 @@ FastTag FastTagFor(const FieldSlot& slot, uint8_t wire_type) {
 }
 
 }  // namespace
+
+void ReserveRows(Column& c, size_t e) {
+  // Room for rows e to e + kReservedRows - 1 (the buffers hold the rows before e), and 8 bytes
+  // more where a zero is stored whole.
+  const size_t rows = kReservedRows;
+  for (Column* v : c.opens_valid_scalar) {
+    v->validity_bytes.Reserve(rows);
+    v->values.Reserve(rows * v->value_bytes + 8);
+  }
+  for (Column* v : c.opens_validity) v->validity_bytes.Reserve(rows);
+  for (Column* v : c.opens_scalar) v->values.Reserve(rows * v->value_bytes + 8);
+  for (Column* v : c.closes_value_list) v->list_offsets.Reserve(rows * sizeof(int32_t));
+  for (Column* v : c.closes_list) v->list_offsets.Reserve(rows * sizeof(int32_t));
+  for (Column* v : c.closes_string) v->values.Reserve(rows * sizeof(int32_t));
+  c.rows_reserved = e + rows;
+}
 
 void OpenStructChildren(Column& c, size_t e) {
   for (Column* v : c.opens_struct) OpenStructElement(*v, e);

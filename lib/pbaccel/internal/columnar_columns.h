@@ -25,6 +25,7 @@
 #define PBACCEL_INTERNAL_COLUMNAR_COLUMNS_H_
 
 #include <array>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -86,6 +87,15 @@ class Buffer {
     if (n != 0) std::memcpy(data_ + size_, p, n);
     size_ += n;
   }
+  // Push() into room an earlier Reserve() made. REQUIRES: room for sizeof(T) more bytes.
+  template <typename T>
+  void PushReserved(T v) {
+    assert(capacity_ - size_ >= sizeof(T));
+    std::memcpy(data_ + size_, &v, sizeof(T));
+    size_ += sizeof(T);
+  }
+  // The first byte past the values: room an earlier Reserve() made.
+  char* end() const { return data_ + size_; }
   // Room for `n` more bytes, at the returned address; Commit() takes the ones written.
   char* Reserve(size_t n) {
     if (ABSL_PREDICT_FALSE(capacity_ - size_ < n)) Grow(n);
@@ -195,6 +205,8 @@ struct Column {
   Buffer list_offsets;    // int32, rows + 1, when `repeated`.
   Buffer data;            // kUtf8/kBinary: the bytes.
   size_t struct_elements = 0;  // kStruct, kMap: struct rows (entries) opened so far.
+  // kStruct, kMap: the row programs' buffers have room for the rows below this (ReserveRows).
+  size_t rows_reserved = 0;
 
   // --- What the field is ---
   ValueType type = ValueType::kStruct;
@@ -218,11 +230,13 @@ struct Column {
   std::array<FastTag, 128> fast_tags{};  // By one-byte tag (FastTags computes them).
   std::vector<std::unique_ptr<Column>> children;
   // kStruct and kMap: what opening and closing a struct row does to the children, by kind
-  // (RowPrograms computes them): rows with a validity byte, singular scalars (a zero), singular
-  // structs (opened in turn), maps (their keys forgotten); lists (their end offset), singular
-  // strings (their end offset), singular structs (closed in turn).
-  std::vector<Column*> opens_validity, opens_scalar, opens_struct, opens_map;
-  std::vector<Column*> closes_list, closes_string, closes_struct;
+  // (RowPrograms computes them): singular scalars with presence (a null and a zero), other rows
+  // with a validity byte, other singular scalars (a zero), singular structs (opened in turn), maps
+  // (their keys forgotten); lists of scalars (their end offset, from their values' size), other
+  // lists (their end offset), singular strings (their end offset), singular structs (closed in
+  // turn).
+  std::vector<Column*> opens_validity, opens_valid_scalar, opens_scalar, opens_struct, opens_map;
+  std::vector<Column*> closes_value_list, closes_list, closes_string, closes_struct;
 
   // --- Cold ---
   std::string name;  // The proto field's name ("" for records).
@@ -283,6 +297,13 @@ void RecordSizeHints(Column& root, size_t input_bytes);
 void TruncateRows(Column& c, size_t r);
 void TruncateElements(Column& c, size_t e);
 
+// Makes room in the buffers the row programs of struct column `c` write for its rows e to
+// e + kReservedRows - 1 (a null, a zero, an end offset each), so that the programs need no
+// capacity test per row. Sound because nothing else grows those buffers: a field sets its row's
+// value in place, and a reset (TruncateRows, OpenRow) takes a row back before writing it again.
+inline constexpr size_t kReservedRows = 64;
+void ReserveRows(Column& c, size_t e);
+
 // The singular struct children's rows, opened and closed in turn (out of line: recursive).
 void OpenStructChildren(Column& c, size_t e);
 void CloseStructChildren(Column& c, size_t e);
@@ -291,9 +312,15 @@ void CloseStructChildren(Column& c, size_t e);
 // repeated submessage opens and closes once per element.
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline void OpenStructElement(Column& c, size_t e) {
   c.struct_elements = e + 1;
-  for (Column* v : c.opens_validity) v->validity_bytes.Push<uint8_t>(v->opened_valid);
+  if (ABSL_PREDICT_FALSE(e >= c.rows_reserved)) ReserveRows(c, e);
+  for (Column* v : c.opens_valid_scalar) {
+    v->validity_bytes.PushReserved<uint8_t>(v->opened_valid);
+    std::memset(v->values.end(), 0, 8);
+    v->values.Commit(v->value_bytes);
+  }
+  for (Column* v : c.opens_validity) v->validity_bytes.PushReserved<uint8_t>(v->opened_valid);
   for (Column* v : c.opens_scalar) {
-    std::memset(v->values.Reserve(8), 0, 8);
+    std::memset(v->values.end(), 0, 8);
     v->values.Commit(v->value_bytes);
   }
   if (ABSL_PREDICT_FALSE(!c.opens_struct.empty())) OpenStructChildren(c, e);
@@ -304,10 +331,16 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline void OpenStructElement(Column& c, size_t e) 
 }
 
 ABSL_ATTRIBUTE_ALWAYS_INLINE inline void CloseStructElement(Column& c, size_t e) {
-  for (Column* v : c.closes_list) {
-    v->list_offsets.Push<int32_t>(static_cast<int32_t>(v->ElementCount()));
+  for (Column* v : c.closes_value_list) {
+    v->list_offsets.PushReserved<int32_t>(
+        static_cast<int32_t>(v->values.bytes() >> v->value_shift));
   }
-  for (Column* v : c.closes_string) v->values.Push<int32_t>(static_cast<int32_t>(v->data.bytes()));
+  for (Column* v : c.closes_list) {
+    v->list_offsets.PushReserved<int32_t>(static_cast<int32_t>(v->ElementCount()));
+  }
+  for (Column* v : c.closes_string) {
+    v->values.PushReserved<int32_t>(static_cast<int32_t>(v->data.bytes()));
+  }
   if (ABSL_PREDICT_FALSE(!c.closes_struct.empty())) CloseStructChildren(c, e);
 }
 
