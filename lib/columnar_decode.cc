@@ -2,7 +2,6 @@
 
 #include "pbaccel/internal/columnar_decode.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -230,18 +229,13 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool RecordDecoder::DecodePacked(Column& c, 
         CommitPacked(c, out, static_cast<size_t>(tiny));
         return true;
       }
-    } else if (ShortTriesBoundedTiny(n) &&
-               n <= static_cast<size_t>(BoundedTinyPayloadBytes(c.format))) {
-      if (const TinyDecodeFn bounded = kernel_->BoundedTinyDecoder(c.format)) {
-        const size_t room = n + kernel_->bounded_tiny_spare_values;
-        void* out = c.values.Reserve(room * c.value_bytes);
-        const int count =
-            bounded(begin, begin + n, out,
-                    static_cast<int>(std::min<size_t>(room, kBoundedTinyPayloadBytes)));
-        if (ABSL_PREDICT_TRUE(count >= 0)) {
-          CommitPacked(c, out, static_cast<size_t>(count));
-          return true;
-        }
+    } else if (TakesShortPath(n) && ShortTriesBoundedTiny(n)) {
+      const size_t room = n + kernel_->bounded_tiny_spare_values;
+      void* out = c.values.Reserve(room * c.value_bytes);
+      const int count = kernel_->DecodeTinyBounded(c.format, begin, begin + n, out, room);
+      if (ABSL_PREDICT_TRUE(count >= 0)) {
+        CommitPacked(c, out, static_cast<size_t>(count));
+        return true;
       }
     }
   }
