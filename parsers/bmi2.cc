@@ -79,7 +79,10 @@ namespace {
 
 #include "parsers/two_byte_lanes-inl.h"
 
-// Uses two_byte_lanes-inl.h and step8_avx2-inl.h.
+// A step's bytes within the payload, the steps over a whole payload (and the SSE4.1 steps).
+#include "parsers/two_byte_steps_sse41-inl.h"
+
+// Uses two_byte_lanes-inl.h, two_byte_steps_sse41-inl.h and step8_avx2-inl.h.
 #include "parsers/two_byte_steps_avx2-inl.h"
 
 // decode_tiny and decode_tiny_bounded, from both kinds of steps.

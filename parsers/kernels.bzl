@@ -91,6 +91,8 @@ KERNELS = [
         arch = "x86_64",
         features = ["ssse3", "sse4.1", "popcnt"],
         veto = None,
+        # Tests count the 16-byte steps of its short-payload decoders: //parsers:masked_vbyte_probed.
+        probed = True,
     ),
     struct(
         name = "sve",

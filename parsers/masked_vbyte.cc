@@ -2,7 +2,9 @@
 //
 // masked_vbyte: the Masked VByte decoder (masked_vbyte-inl.h, which documents the algorithm, its
 // bounds and its errors) compiled for SSE4.1: the choice on x86-64 CPUs without AVX2 and fast
-// PEXT. masked_vbyte_avx2.cc is the same decoder compiled for AVX2.
+// PEXT. masked_vbyte_avx2.cc is the same decoder compiled for AVX2. Short payloads of one- and
+// two-byte varints take 16-byte steps (short_payloads_sse41-inl.h); measurements in
+// docs/kernels.md.
 
 #include <smmintrin.h>
 
@@ -11,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "parsers/kernel_probes.h"
 #include "pbaccel/internal/kernel_abi.h"
 
 namespace pbaccel {
@@ -28,15 +31,25 @@ namespace {
 // The decoder, on the building blocks above.
 #include "parsers/masked_vbyte-inl.h"
 
+#include "parsers/two_byte_lanes-inl.h"
+
+// Uses two_byte_lanes-inl.h.
+#include "parsers/two_byte_steps_sse41-inl.h"
+
+// decode_tiny from the steps above.
+#include "parsers/short_payloads_sse41-inl.h"
+
 }  // namespace
 
 extern const KernelDescriptor kMaskedVbyteKernel;
-const KernelDescriptor kMaskedVbyteKernel = MakeKernelDescriptor<MaskedVByteDecoder, SseSizer>(
+const KernelDescriptor kMaskedVbyteKernel = MakeKernelDescriptor<
+    MaskedVByteDecoder, SseSizer, TwoByteTinyDecoderSse41, TwoByteBoundedTinyDecoderSse41>(
     "masked_vbyte",
     "SSE4.1 Masked VByte: 12-byte masks index a 4096-entry table of pshufb shapes (8x1-2, 4x1-3, "
     "2x1-5 bytes; lenient 32-bit fields: 8x1-2 or 4x1-10, and 3x5 by a fixed control); 16 one-byte "
     "varints per step; 64-bit fields: pairs of 1-10-byte varints by length-indexed shuffles; other "
-    "6-10-byte varints on an in-kernel long path",
+    "6-10-byte varints on an in-kernel long path; short payloads of 1-2-byte varints in 16-byte "
+    "steps",
     &CountTerminators);
 
 }  // namespace internal

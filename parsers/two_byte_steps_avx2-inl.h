@@ -14,7 +14,8 @@
 //
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, in a kernel's .cc
 // compiled with -mavx2 and -mpopcnt, after parsers/kernel_probes.h (which tests count the steps
-// with), parsers/two_byte_lanes-inl.h, parsers/step8_avx2-inl.h (StoreFields) and
+// with), parsers/two_byte_lanes-inl.h, parsers/two_byte_steps_sse41-inl.h (a step's bytes within
+// the payload, the steps over a whole payload), parsers/step8_avx2-inl.h (StoreFields) and
 // parsers/store8x32_avx2-inl.h. No include guard; includes nothing (varint_format-inl.h says why).
 
 // Stores eight values given in 16-bit lanes into out[0, 8) in the format's output type.
@@ -26,28 +27,6 @@ inline void StoreEightFrom16(__m128i v, typename FormatTraits<F>::Out* out) {
     StoreFields<F, Bits>(
         Fields{_mm256_cvtepu16_epi64(v), _mm256_cvtepu16_epi64(_mm_srli_si128(v, 8))}, out);
   }
-}
-
-// The bytes past `valid` (0 to 16) of a step made continuation bytes without payload bits.
-inline __m128i PastPayloadContinues(__m128i bytes, int valid) {
-  alignas(16) static constexpr uint8_t kContinuation[32] = {
-      0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,
-      0,    0,    0,    0,    0,    0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
-      0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
-  return _mm_or_si128(
-      bytes, _mm_loadu_si128(reinterpret_cast<const __m128i*>(kContinuation + 16 - valid)));
-}
-
-// The 16-byte step at p[at, at + 16) of the payload p[0, n), 16 <= n and at < n, reading only the
-// payload: a step over the payload's end takes its last 16 bytes shifted down (pshufb), the bytes
-// past the payload made continuation bytes.
-inline __m128i PayloadStepBytes(const uint8_t* p, int n, int at) {
-  const int from = at < n - 16 ? at : n - 16;
-  const int shift = at - from;  // 0 to 15.
-  const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + from));
-  const __m128i down = _mm_shuffle_epi8(
-      bytes, _mm_loadu_si128(reinterpret_cast<const __m128i*>(kShiftDownControls + shift)));
-  return PastPayloadContinues(down, 16 - shift);
 }
 
 // 16-byte steps over a payload of varints of at most two bytes, storing at the values' end. Each
@@ -86,31 +65,8 @@ struct TwoByteSteps {
     count += static_cast<size_t>(__builtin_popcount(ends));
   }
 
-  // kSteps steps over the payload p[0, n), 16 * (kSteps - 1) < n <= 16 * kSteps, reading only the
-  // payload (PayloadStepBytes).
-  template <int kSteps>
-  __attribute__((always_inline)) void Whole(const uint8_t* p, int n) {
-#pragma GCC unroll 4
-    for (int j = 0; j < kSteps; ++j) Step(PayloadStepBytes(p, n, 16 * j));
-  }
-
-  // The whole payload p[0, n), 1 <= n <= 64, reading only its bytes: one step up to 16 bytes (the
-  // first 8 and the last 8 shifted down past them; under 8, `short_word`, its bytes as
-  // ReadTinyPayloadBits assembles them), then one step per 16 bytes.
+  // The whole payload p[0, n), 1 <= n <= 64, reading only its bytes (TwoByteStepsOverPayload).
   __attribute__((always_inline)) void Payload(const uint8_t* p, int n, uint64_t short_word) {
-    if (n < 8) {
-      Step(PastPayloadContinues(_mm_cvtsi64_si128(static_cast<int64_t>(short_word)), n));
-    } else if (n <= 16) {
-      // For n = 8 the repeated bytes become continuations.
-      Step(PastPayloadContinues(_mm_set_epi64x(static_cast<int64_t>(SecondWordOfShortPayload(p, n)),
-                                               static_cast<int64_t>(LoadLittleEndian64(p))),
-                                n));
-    } else if (n <= 32) {
-      Whole<2>(p, n);
-    } else if (n <= 48) {
-      Whole<3>(p, n);
-    } else {
-      Whole<4>(p, n);
-    }
+    TwoByteStepsOverPayload(this, p, n, short_word);
   }
 };

@@ -1,7 +1,8 @@
 // Copyright 2026 The pbaccel Authors.
 //
 // Which steps decoded a payload, where the values cannot tell: the 16-byte steps for one- and
-// two-byte varints of the AVX2 kernels (parsers/two_byte_steps_avx2-inl.h) and of neon
+// two-byte varints of the AVX2 kernels (parsers/two_byte_steps_avx2-inl.h), of masked_vbyte
+// (SSE4.1, parsers/two_byte_steps_sse41-inl.h: its short-payload decoders only) and of neon
 // (parsers/two_byte_steps_neon-inl.h) store the same values into the same slots as the steps they
 // replace. Their probed builds (parsers/kernel_probes.h, linked here instead of the registry)
 // count the 16-byte steps: the block decoder's two-byte windows, decode_tiny and
@@ -29,6 +30,7 @@ thread_local uint64_t sve_one_byte_runs = 0;
 #if defined(__x86_64__)
 extern const KernelDescriptor kBmi2Kernel;
 extern const KernelDescriptor kMaskedVbyteAvx2Kernel;
+extern const KernelDescriptor kMaskedVbyteKernel;
 #elif defined(__aarch64__)
 extern const KernelDescriptor kNeonKernel;
 extern const KernelDescriptor kSveKernel;
@@ -63,6 +65,8 @@ struct Probed {
   const char* name;
   const KernelDescriptor* kernel;
   uint32_t features;
+  bool block_decoder_steps;  // Whether the block decoder takes two-byte windows (masked_vbyte's
+                             // does not: only its short-payload decoders have the steps).
 };
 
 class KernelProbesTest : public ::testing::TestWithParam<Probed> {
@@ -98,6 +102,7 @@ const std::vector<uint32_t> kShort = {9, 4096, 17, 130, 1, 16383, 77};
 const std::vector<uint32_t> kWithLong = {9, 4096, 17, 70000, 1, 16383, 77};
 
 TEST_P(KernelProbesTest, BlockDecoderTakesTwoByteWindows) {
+  const bool takes = GetParam().block_decoder_steps;
   for (const auto* values : {&kShort, &kWithLong}) {
     std::vector<uint32_t> expected;
     const std::string payload = Payload(*values, 1000, &expected);
@@ -107,7 +112,9 @@ TEST_P(KernelProbesTest, BlockDecoderTakesTwoByteWindows) {
           p, p + payload.size(), out, static_cast<size_t>(cap), 0);
       return r.status == DecodeStatus::kOk ? static_cast<int64_t>(r.count) : -1;
     });
-    if (values == &kShort) {
+    if (!takes) {
+      EXPECT_EQ(steps, 0u) << "a block decoder without two-byte windows";
+    } else if (values == &kShort) {
       // Every 64-byte window but the ones the 8-byte steps take after the first: most of them.
       EXPECT_GE(steps, 4 * (payload.size() / 64) / 2) << payload.size() << " bytes";
     } else {
@@ -156,12 +163,14 @@ TEST_P(KernelProbesTest, TinyDecodersTakeSixteenByteSteps) {
 INSTANTIATE_TEST_SUITE_P(
     ProbedKernels, KernelProbesTest,
 #if defined(__x86_64__)
-    ::testing::Values(Probed{"bmi2", &kBmi2Kernel, PBACCEL_PROBED_BMI2_FEATURES},
+    ::testing::Values(Probed{"bmi2", &kBmi2Kernel, PBACCEL_PROBED_BMI2_FEATURES, true},
                       Probed{"masked_vbyte_avx2", &kMaskedVbyteAvx2Kernel,
-                             PBACCEL_PROBED_MASKED_VBYTE_AVX2_FEATURES}),
+                             PBACCEL_PROBED_MASKED_VBYTE_AVX2_FEATURES, true},
+                      Probed{"masked_vbyte", &kMaskedVbyteKernel,
+                             PBACCEL_PROBED_MASKED_VBYTE_FEATURES, false}),
 #else
-    ::testing::Values(Probed{"neon", &kNeonKernel, PBACCEL_PROBED_NEON_FEATURES},
-                      Probed{"sve", &kSveKernel, PBACCEL_PROBED_SVE_FEATURES}),
+    ::testing::Values(Probed{"neon", &kNeonKernel, PBACCEL_PROBED_NEON_FEATURES, true},
+                      Probed{"sve", &kSveKernel, PBACCEL_PROBED_SVE_FEATURES, true}),
 #endif
     [](const ::testing::TestParamInfo<Probed>& info) { return std::string(info.param.name); });
 
