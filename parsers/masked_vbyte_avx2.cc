@@ -42,7 +42,7 @@ namespace {
 
 #include "parsers/two_byte_lanes-inl.h"
 
-// A step's bytes within the payload, the steps over a whole payload (and the SSE4.1 steps).
+// The 16-byte steps over one- and two-byte varints (their AVX2 lanes: below).
 #include "parsers/two_byte_steps_sse41-inl.h"
 
 // Uses two_byte_lanes-inl.h, two_byte_steps_sse41-inl.h and step8_avx2-inl.h.

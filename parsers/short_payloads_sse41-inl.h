@@ -45,4 +45,4 @@ struct TwoBytePayloadsSse41 {
 
 template <VarintFormat F>
 using TwoByteBoundedTinyDecoderSse41 =
-    StepBoundedTiny<TwoBytePayloadsSse41, MaskedVByteDecoder, 8>::Decoder<F>;
+    StepBoundedTiny<TwoBytePayloadsSse41, MaskedVByteDecoder, kTwoByteStepSpareSlots>::Decoder<F>;

@@ -1,22 +1,25 @@
 // Copyright 2026 The pbaccel Authors.
 //
-// two_byte_steps_sse41-inl.h: payloads whose varints are all one or two bytes long in 16-byte
-// steps with SSE4.1 (the masked_vbyte kernel's short payloads), and what the AVX2 form of the same
-// steps (two_byte_steps_avx2-inl.h) shares with it: a step's bytes read without reading past the
-// payload, and the steps run over a whole payload.
+// two_byte_steps_sse41-inl.h: payloads whose varints are all one or two bytes long (values below
+// 2^14: tile geometry and tags, string-table indices, most small ids) in 16-byte steps, about three
+// times fewer instructions than two 8-byte steps (step8_avx2-inl.h) take for the same bytes: the
+// steps themselves, a step's bytes read without reading past the payload, the steps run over a
+// whole payload, and their SSE4.1 lanes (the masked_vbyte kernel's short payloads). The AVX2
+// kernels' lanes: two_byte_steps_avx2-inl.h.
 //
-// One step is two_byte_steps_avx2-inl.h's, in two 8-lane halves instead of one 16-lane vector: the
-// 16 bytes widened to 16-bit lanes, each lane's value computed as if its byte ended a varint (its
-// low 7 bits, above the previous byte's low 7 bits when that byte continues), the lanes of the
-// bytes that do end a varint gathered to the front of each half by pshufb with
+// One step (TwoByteLaneSteps, both forms): the 16 bytes widened to 16-bit lanes, each lane's value
+// computed as if its byte ended a varint (its low 7 bits, above the previous byte's low 7 bits when
+// that byte continues: a varint of at most two bytes has nothing further back), the lanes of the
+// bytes that do end a varint gathered to the front of each 8-lane half by pshufb with
 // two_byte_lanes-inl.h's table, each half storing eight slots, the second from the first's count
 // on. A varint crossing from one step into the next is joined through the previous step's last
-// byte (palignr). No branch on the values.
+// byte (palignr). No branch on the values. SSE4.1 computes the two halves apart, AVX2 in one
+// 16-lane vector.
 //
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, in a kernel's .cc
-// compiled with -msse4.1 (or more), after parsers/kernel_probes.h (tests count the steps with),
-// parsers/varint_format-inl.h (ZigZag32/64) and parsers/two_byte_lanes-inl.h. No include guard;
-// includes nothing (varint_format-inl.h says why).
+// compiled with -msse4.1 and -mpopcnt (or more), after parsers/kernel_probes.h (tests count the
+// steps with), parsers/varint_format-inl.h (ZigZag32/64) and parsers/two_byte_lanes-inl.h. No
+// include guard; includes nothing (varint_format-inl.h says why).
 
 // The bytes past `valid` (0 to 16) of a step made continuation bytes without payload bits.
 inline __m128i PastPayloadContinues(__m128i bytes, int valid) {
@@ -72,68 +75,104 @@ __attribute__((always_inline)) inline void TwoByteStepsOverPayload(Steps* steps,
   }
 }
 
-// Stores eight values given in 16-bit lanes into out[0, 8) in the format's output type, with
-// SSE4.1's widening moves (bool: value != 0, one byte each).
-template <VarintFormat F>
-inline void StoreEightFrom16Sse41(__m128i v, typename FormatTraits<F>::Out* out) {
-  using Out = typename FormatTraits<F>::Out;
-  __m128i* const to = reinterpret_cast<__m128i*>(out);
-  if constexpr (F == VarintFormat::kBool) {
-    _mm_storel_epi64(to, _mm_packus_epi16(_mm_min_epu16(v, _mm_set1_epi16(1)), v));
-  } else if constexpr (sizeof(Out) == 4) {
-    __m128i lanes[2] = {_mm_cvtepu16_epi32(v), _mm_cvtepu16_epi32(_mm_srli_si128(v, 8))};
-    for (int i = 0; i < 2; ++i) {
-      if constexpr (F == VarintFormat::kSInt32) lanes[i] = ZigZag32(lanes[i]);
-      _mm_storeu_si128(to + i, lanes[i]);
-    }
-  } else {
-    __m128i lanes[4] = {_mm_cvtepu16_epi64(v), _mm_cvtepu16_epi64(_mm_srli_si128(v, 4)),
-                        _mm_cvtepu16_epi64(_mm_srli_si128(v, 8)),
-                        _mm_cvtepu16_epi64(_mm_srli_si128(v, 12))};
-    for (int i = 0; i < 4; ++i) {
-      if constexpr (F == VarintFormat::kSInt64) lanes[i] = ZigZag64(lanes[i]);
-      _mm_storeu_si128(to + i, lanes[i]);
-    }
-  }
-}
-
-// 16-byte steps over a payload of varints of at most two bytes, storing at the values' end, as
-// two_byte_steps_avx2-inl.h's TwoByteSteps does (up to eight slots past the last value are
-// overwritten). Not for the delta formats.
-template <VarintFormat F>
-struct TwoByteStepsSse41 {
+// 16-byte steps over a payload of varints of at most two bytes, storing at the values' end. Each
+// step stores eight slots from its first value and eight from its second half's first: up to
+// eight slots past the last value are overwritten. Not for the delta formats. How a step's lanes
+// are computed and stored is `Lanes`:
+//
+//   struct Lanes {
+//     // The step's values into out[0, 8) (bytes 0-7's) and out[first_half, first_half + 8)
+//     // (bytes 8-15's), in the format's output type: the 16 bytes `bytes`, byte i - 1 at byte i in
+//     // `before`, bit i of `ends` set where byte i ends a varint, first_half = those in bytes 0-7.
+//     template <VarintFormat F>
+//     static void Put(__m128i bytes, __m128i before, unsigned ends, int first_half,
+//                     typename FormatTraits<F>::Out* out);
+//   };
+//
+// Sse41Lanes below (two 8-lane halves); the AVX2 kernels' Avx2Lanes (two_byte_steps_avx2-inl.h,
+// one 16-lane vector).
+template <VarintFormat F, class Lanes>
+struct TwoByteLaneSteps {
   using Out = typename FormatTraits<F>::Out;
   Out* out;
   size_t count = 0;                    // Values stored.
   __m128i last = _mm_setzero_si128();  // The previous step's bytes (its last may continue).
 
-  // `bytes`: the step's 16 bytes, any past the payload already made continuation bytes.
-  // REQUIRES: the payload's varints are at most two bytes (AllVarintsUpToTwoBytes), and none ends
-  // in a step's bytes past the payload.
+  // `bytes`: the step's 16 bytes, any past the payload already made continuation bytes (no varint
+  // ends there). REQUIRES: the payload's varints are at most two bytes (AllVarintsUpToTwoBytes),
+  // and none ends in a step's bytes past the payload.
   __attribute__((always_inline)) void Step(__m128i bytes) {
     PBACCEL_KERNEL_PROBE(two_byte_steps);
     const __m128i before = _mm_alignr_epi8(bytes, last, 15);  // Byte i - 1 for each byte i.
     last = bytes;
     const unsigned ends = ~static_cast<unsigned>(_mm_movemask_epi8(bytes)) & 0xFFFFu;
-    const __m128i low7 = _mm_set1_epi16(0x7F);
-#pragma GCC unroll 2
-    for (int half = 0; half < 2; ++half) {
-      const __m128i own =
-          _mm_and_si128(_mm_cvtepu8_epi16(half == 0 ? bytes : _mm_srli_si128(bytes, 8)), low7);
-      const __m128i previous = _mm_cvtepu8_epi16(half == 0 ? before : _mm_srli_si128(before, 8));
-      const __m128i joined = _mm_or_si128(_mm_slli_epi16(own, 7), _mm_and_si128(previous, low7));
-      // All ones in the lanes whose previous byte continues: their varint began there.
-      const __m128i continued = _mm_srai_epi16(_mm_slli_epi16(previous, 8), 15);
-      const unsigned half_ends = (ends >> (8 * half)) & 0xFFu;
-      const __m128i gathered = _mm_shuffle_epi8(
-          _mm_blendv_epi8(own, joined, continued),
-          _mm_load_si128(reinterpret_cast<const __m128i*>(kLaneGathers.ends[half_ends].control)));
-      StoreEightFrom16Sse41<F>(gathered, out + count);
-      count += static_cast<size_t>(__builtin_popcount(half_ends));
-    }
+    Lanes::template Put<F>(bytes, before, ends, __builtin_popcount(ends & 0xFFu), out + count);
+    count += static_cast<size_t>(__builtin_popcount(ends));
   }
 
+  // The whole payload p[0, n), 1 <= n <= 64, reading only its bytes (TwoByteStepsOverPayload).
   __attribute__((always_inline)) void Payload(const uint8_t* p, int n, uint64_t short_word) {
     TwoByteStepsOverPayload(this, p, n, short_word);
   }
 };
+
+// SSE4.1's lanes: each 8-lane half computed and stored on its own, by SSE4.1's widening moves
+// (bool: value != 0, a byte each).
+struct Sse41Lanes {
+  template <VarintFormat F>
+  __attribute__((always_inline)) static void Put(__m128i bytes, __m128i before, unsigned ends,
+                                                 int first_half,
+                                                 typename FormatTraits<F>::Out* out) {
+    PutHalf<F>(bytes, before, ends & 0xFFu, out);
+    PutHalf<F>(_mm_srli_si128(bytes, 8), _mm_srli_si128(before, 8), ends >> 8, out + first_half);
+  }
+
+  // One half: its 8 bytes (the low ones of `bytes`, the bytes before them in `before`'s), their
+  // varint ends in `ends`' low 8 bits.
+  template <VarintFormat F>
+  __attribute__((always_inline)) static void PutHalf(__m128i bytes, __m128i before, unsigned ends,
+                                                     typename FormatTraits<F>::Out* out) {
+    const __m128i low7 = _mm_set1_epi16(0x7F);
+    const __m128i own = _mm_and_si128(_mm_cvtepu8_epi16(bytes), low7);
+    const __m128i previous = _mm_cvtepu8_epi16(before);
+    const __m128i joined = _mm_or_si128(_mm_slli_epi16(own, 7), _mm_and_si128(previous, low7));
+    // All ones in the lanes whose previous byte continues: their varint began there.
+    const __m128i continued = _mm_srai_epi16(_mm_slli_epi16(previous, 8), 15);
+    StoreEight<F>(
+        _mm_shuffle_epi8(
+            _mm_blendv_epi8(own, joined, continued),
+            _mm_load_si128(reinterpret_cast<const __m128i*>(kLaneGathers.ends[ends].control))),
+        out);
+  }
+
+  // Eight 16-bit lanes to out[0, 8) in the format's output type.
+  template <VarintFormat F>
+  __attribute__((always_inline)) static void StoreEight(__m128i v,
+                                                        typename FormatTraits<F>::Out* out) {
+    using Out = typename FormatTraits<F>::Out;
+    __m128i* const to = reinterpret_cast<__m128i*>(out);
+    if constexpr (F == VarintFormat::kBool) {
+      _mm_storel_epi64(to, _mm_packus_epi16(_mm_min_epu16(v, _mm_set1_epi16(1)), v));
+    } else if constexpr (sizeof(Out) == 4) {
+      __m128i lanes[2] = {_mm_cvtepu16_epi32(v), _mm_cvtepu16_epi32(_mm_srli_si128(v, 8))};
+      for (int i = 0; i < 2; ++i) {
+        if constexpr (F == VarintFormat::kSInt32) lanes[i] = ZigZag32(lanes[i]);
+        _mm_storeu_si128(to + i, lanes[i]);
+      }
+    } else {
+      __m128i lanes[4] = {_mm_cvtepu16_epi64(v), _mm_cvtepu16_epi64(_mm_srli_si128(v, 4)),
+                          _mm_cvtepu16_epi64(_mm_srli_si128(v, 8)),
+                          _mm_cvtepu16_epi64(_mm_srli_si128(v, 12))};
+      for (int i = 0; i < 4; ++i) {
+        if constexpr (F == VarintFormat::kSInt64) lanes[i] = ZigZag64(lanes[i]);
+        _mm_storeu_si128(to + i, lanes[i]);
+      }
+    }
+  }
+};
+
+template <VarintFormat F>
+using TwoByteStepsSse41 = TwoByteLaneSteps<F, Sse41Lanes>;
+
+// The most slots a payload's steps store past its last value (decode_tiny_bounded's spare room).
+inline constexpr uint32_t kTwoByteStepSpareSlots = 8;

@@ -124,9 +124,9 @@ def annotate(samples, program, text, min_percent):
     i = table.addresses.index(start)
     stop = table.addresses[i + 1] if i + 1 < len(table.addresses) else start + 4096
     total = len(samples)
+    is_program = {p: os.path.realpath(p) == program for p in {p for p, _ in samples} if p}
     here = collections.Counter(a for p, a in samples
-                               if p is not None and os.path.realpath(p) == program and
-                               start <= a < stop)
+                               if p is not None and is_program[p] and start <= a < stop)
     print(f"{name}: {100.0 * sum(here.values()) / total:.1f}% of {total} samples")
     listing = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-C",
                               f"--start-address={start:#x}", f"--stop-address={stop:#x}", program],
