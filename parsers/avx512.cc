@@ -47,6 +47,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "parsers/kernel_probes.h"
 #include "pbaccel/internal/kernel_abi.h"
 
 // GCC 12's AVX-512 intrinsics build their results on _mm512_undefined_*(), whose
@@ -563,6 +564,35 @@ struct Avx512Decoder {
   }
 };
 
+// The values of a payload of at most 16 bytes (`bytes`, zero past it) whose varints are all one or
+// two bytes long, in order, one per 16-bit lane from lane 0: each terminator's 7 bits, above its
+// predecessor's 7 bits where that byte continues (`cont`), kept at the terminators (`term`) by one
+// vpcompressw. A short chain (no end offsets, no gather), where the general steps below take
+// several dependent permutes.
+inline __m256i TwoByteValues16(__m128i bytes, uint32_t cont, uint32_t term) {
+  const __m256i low7 = _mm256_set1_epi16(0x7F);
+  const __m256i own = _mm256_and_si256(_mm256_cvtepu8_epi16(bytes), low7);
+  const __m256i before = _mm256_and_si256(_mm256_cvtepu8_epi16(_mm_bslli_si128(bytes, 1)), low7);
+  const __m256i joined = _mm256_or_si256(_mm256_slli_epi16(own, 7), before);
+  const __m256i values = _mm256_mask_blend_epi16(static_cast<__mmask16>(cont << 1), own, joined);
+  PBACCEL_KERNEL_PROBE(avx512_two_byte_payloads);
+  return _mm256_maskz_compress_epi16(static_cast<__mmask16>(term), values);
+}
+
+// The same for a payload of at most 32 bytes: up to 32 values in the 16-bit lanes of the result.
+inline __m512i TwoByteValues32(__m256i bytes, uint32_t cont, uint32_t term) {
+  const __m512i low7 = _mm512_set1_epi16(0x7F);
+  const __m512i own = _mm512_and_si512(_mm512_cvtepu8_epi16(bytes), low7);
+  // bytes moved up one byte across the 128-bit halves: byte i holds byte i - 1 (byte 0 zero).
+  const __m256i shifted =
+      _mm256_alignr_epi8(bytes, _mm256_permute2x128_si256(bytes, bytes, 0x08), 15);
+  const __m512i before = _mm512_and_si512(_mm512_cvtepu8_epi16(shifted), low7);
+  const __m512i joined = _mm512_or_si512(_mm512_slli_epi16(own, 7), before);
+  const __m512i values = _mm512_mask_blend_epi16(cont << 1, own, joined);
+  PBACCEL_KERNEL_PROBE(avx512_two_byte_payloads);
+  return _mm512_maskz_compress_epi16(term, values);
+}
+
 // decode_tiny (kernel_abi.h) without a loop: the payload's (at most 16) bytes are one masked load,
 // and when its varints are all at most four bytes long (eight for 64-bit outputs) they decode as
 // one group of GroupSteps does (two of eight 64-bit lanes for more than eight varints), at once -
@@ -570,7 +600,9 @@ struct Avx512Decoder {
 // lane, Pack32UpTo4 (Pack64UpTo8) gathers and joins the bytes, the payload standing for both
 // blocks of the window - and one masked store (two for 64-bit outputs) writes them. No branch
 // depends on the varints' lengths, where the generic decoder's loop runs (and mispredicts its exit)
-// once per varint. A payload of one-byte varints only is its bytes widened and stored under a mask,
+// once per varint. A payload whose varints are all one or two bytes (most short real fields) takes
+// a shorter chain, TwoByteValues16 (TwoByteValues32 for the bounded decoder's payloads of up to 32
+// bytes). A payload of one-byte varints only is its bytes widened and stored under a mask,
 // so only the n values' bytes are written (the generic decoder stores 16 values, 64 bytes for
 // 32-bit fields, whatever n is: more lines to bring in where the message tree, larger than L2, has
 // gone cold). A payload holding a longer varint (a negative int32's ten bytes, say), and the delta
@@ -625,6 +657,10 @@ struct Avx512TinyDecoderImpl {
       const uint32_t term = ~cont & in;
       const int count = _mm_popcnt_u32(term);
       if (kBounded && count > room) return kTinyUnhandled;
+      if ((cont & (cont >> 1)) == 0) {
+        EmitLanes32(_mm512_cvtepu16_epi32(TwoByteValues16(bytes, cont, term)), count, out);
+        return count;
+      }
       // The payload is both blocks of GroupSteps' window, its bytes at window offsets 64..79:
       // each varint's end offset, in order (kBlockOffsets' first 16), spread below into its lane
       // with lane j - 1's as its predecessor (63 for lane 0, as for a block starting a varint).
@@ -683,6 +719,10 @@ struct Avx512TinyDecoderImpl {
       }
       return count;
     }
+    if ((cont & (cont >> 1)) == 0) {
+      EmitTwoByteValues32(TwoByteValues32(bytes, cont, term), count, out);
+      return count;
+    }
     // The payload at window offsets 64..95 (both blocks of GroupSteps' window, as above).
     const __m512i ends = _mm512_maskz_compress_epi8(term, kBlockOffsets.Load());
     const __m512i window = _mm512_zextsi256_si512(bytes);
@@ -736,6 +776,12 @@ struct Avx512TinyDecoderImpl {
         EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(bytes, 3)), quarter(3),
                     out + 48);
       }
+      return count;
+    }
+    if (n <= 32 && (cont & (cont >> 1)) == 0) {
+      EmitTwoByteValues32(TwoByteValues32(_mm512_castsi512_si256(bytes),
+                                          static_cast<uint32_t>(cont), static_cast<uint32_t>(term)),
+                          count, out);
       return count;
     }
     // The payload at window offsets 64..127 (both blocks of GroupSteps' window, as above).
@@ -835,6 +881,15 @@ struct Avx512TinyDecoderImpl {
               out + g, &unused_carry);
       pe_prev = eb;
       rep = _mm512_add_epi8(rep, _mm512_set1_epi8(8));
+    }
+  }
+
+  // Stores the first `count` (at most 32) of the values in the 16-bit lanes of `v`
+  // (TwoByteValues32).
+  static void EmitTwoByteValues32(__m512i v, int count, Out* out) {
+    EmitLanes32(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(v)), count < 16 ? count : 16, out);
+    if (count > 16) {
+      EmitLanes32(_mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(v, 1)), count - 16, out + 16);
     }
   }
 

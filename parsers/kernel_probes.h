@@ -19,6 +19,9 @@ namespace probes {
 extern thread_local uint64_t two_byte_steps;
 // Runs of one-byte varints widened by SVE's predicated loads (parsers/sve_runs-inl.h).
 extern thread_local uint64_t sve_one_byte_runs;
+// Short payloads of one- and two-byte varints that avx512's tiny decoders decode in 16-bit lanes
+// (parsers/avx512.cc's TwoByteValues16 and TwoByteValues32).
+extern thread_local uint64_t avx512_two_byte_payloads;
 }  // namespace probes
 }  // namespace internal
 }  // namespace pbaccel

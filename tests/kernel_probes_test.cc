@@ -8,7 +8,8 @@
 // count the 16-byte steps: the block decoder's two-byte windows, decode_tiny and
 // decode_tiny_bounded must take them for payloads of one- and two-byte varints (the bounded one
 // also when the caller's room holds the values and nothing more), and must not for payloads
-// holding a longer varint. Skipped, by name, on CPUs that cannot run a kernel.
+// holding a longer varint. avx512's tiny decoders count the short payloads they decode in 16-bit
+// lanes. Skipped, by name, on CPUs that cannot run a kernel.
 
 #include <algorithm>
 #include <cstdint>
@@ -25,9 +26,11 @@ namespace internal {
 namespace probes {
 thread_local uint64_t two_byte_steps = 0;
 thread_local uint64_t sve_one_byte_runs = 0;
+thread_local uint64_t avx512_two_byte_payloads = 0;
 }  // namespace probes
 
 #if defined(__x86_64__)
+extern const KernelDescriptor kAvx512Kernel;
 extern const KernelDescriptor kBmi2Kernel;
 extern const KernelDescriptor kMaskedVbyteAvx2Kernel;
 extern const KernelDescriptor kMaskedVbyteKernel;
@@ -173,6 +176,72 @@ INSTANTIATE_TEST_SUITE_P(
                       Probed{"sve", &kSveKernel, PBACCEL_PROBED_SVE_FEATURES, true}),
 #endif
     [](const ::testing::TestParamInfo<Probed>& info) { return std::string(info.param.name); });
+
+#if defined(__x86_64__)
+// The values `decode(out, room)` gives in format T (uint32_t or uint64_t), offered room for exactly
+// the expected values (nothing past them may be written), checked against `expected`; returns the
+// payloads avx512's tiny decoders took in 16-bit lanes.
+template <typename T, typename Decode>
+uint64_t TwoBytePayloadsOf(const std::vector<uint32_t>& expected, Decode decode) {
+  std::vector<T> out(expected.size() + 64, static_cast<T>(~T{0}));
+  const uint64_t before = probes::avx512_two_byte_payloads;
+  EXPECT_EQ(decode(out.data(), static_cast<int>(expected.size())),
+            static_cast<int64_t>(expected.size()));
+  for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(out[i], T{expected[i]}) << "value " << i;
+  for (size_t i = expected.size(); i < out.size(); ++i) {
+    EXPECT_EQ(out[i], static_cast<T>(~T{0})) << "slot " << i << " past the values written";
+  }
+  return probes::avx512_two_byte_payloads - before;
+}
+
+// avx512's tiny decoders decode a payload of one- and two-byte varints in 16-bit lanes (one
+// vpcompressw, parsers/avx512.cc's TwoByteValues16 and TwoByteValues32): decode_tiny's payloads
+// (up to 16 bytes) and decode_tiny_bounded's of up to 32 bytes, 32- and 64-bit outputs alike. A
+// payload holding a longer varint, of one-byte varints only, or longer, takes the general steps.
+template <typename T>
+void CheckAvx512TwoBytePayloads(VarintFormat format) {
+  for (int count = 1; count <= 40; ++count) {
+    for (const auto* values : {&kShort, &kWithLong}) {
+      std::vector<uint32_t> expected;
+      std::string payload = Payload(*values, count, &expected);
+      const size_t n = payload.size();
+      const bool two_byte = values == &kShort || count < 4;  // 70000 is the fourth value.
+      const bool one_byte =
+          std::all_of(payload.begin(), payload.end(), [](char c) { return (c & 0x80) == 0; });
+      const uint64_t expected_payloads = two_byte && !one_byte && n <= 32 ? 1 : 0;
+      SCOPED_TRACE(
+          absl::StrCat(count, " values, ", n, " bytes, format ", static_cast<int>(format)));
+      payload.resize(n + kTinyReadableBytes, '\x80');  // Readable past the payload.
+      const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+      if (n <= static_cast<size_t>(kTinyPayloadBytes)) {
+        std::vector<T> out(kTinyPayloadBytes);
+        const uint64_t before = probes::avx512_two_byte_payloads;
+        ASSERT_EQ(kAvx512Kernel.TinyDecoder(format)(p, p + n, out.data(), kTinyPayloadBytes),
+                  count);
+        for (int i = 0; i < count; ++i) EXPECT_EQ(out[i], T{expected[i]}) << "value " << i;
+        EXPECT_EQ(probes::avx512_two_byte_payloads - before, expected_payloads) << "decode_tiny";
+      }
+      if (n <= 64) {
+        EXPECT_EQ(TwoBytePayloadsOf<T>(expected,
+                                       [&](T* out, int room) {
+                                         return kAvx512Kernel.DecodeTinyBounded(
+                                             format, p, p + n, out, static_cast<size_t>(room));
+                                       }),
+                  expected_payloads)
+            << "decode_tiny_bounded";
+      }
+    }
+  }
+}
+
+TEST(Avx512TwoByteLanesTest, ShortPayloadsOfTwoByteVarintsTakeSixteenBitLanes) {
+  if (!DetectedCpu().Has(PBACCEL_PROBED_AVX512_FEATURES)) {
+    GTEST_SKIP() << "this CPU cannot run avx512";
+  }
+  CheckAvx512TwoBytePayloads<uint32_t>(VarintFormat::kUInt32);
+  CheckAvx512TwoBytePayloads<uint64_t>(VarintFormat::kUInt64);
+}
+#endif  // defined(__x86_64__)
 
 #if defined(__aarch64__)
 // The sve kernel's SVE loads (parsers/sve_runs-inl.h) store the values NEON's steps would: the
