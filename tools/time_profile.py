@@ -10,7 +10,7 @@ CPU, so it sees cache misses, store-forwarding stalls and AVX-512 code. For one 
     python3 tools/time_profile.py --annotate=ParsePackedUInt32 -- <the same command>
 
 Options: --top=N functions (30), --period-ns=P between samples (50000), --annotate=TEXT (the
-instructions of the first function of the main program whose name holds TEXT, with their share of
+instructions of the busiest function of the main program whose name holds TEXT, with their share of
 all samples, where it is at least --min-percent, 0.2; the command's first word must be that
 program: set environment variables before time_profile.py, not through `env`). The sampler is compiled once with `cc` into
 ~/.cache/pbaccel/time_profile/ (or $PBACCEL_CACHE_DIR). Symbols come from `nm`, instructions from
@@ -118,16 +118,26 @@ def report(samples, top):
 
 def annotate(samples, program, text, min_percent):
     table = Symbols(program)
-    matches = [(a, n) for a, n in zip(table.addresses, table.names) if text in n]
+    matches = [i for i, n in enumerate(table.names) if text in n]
     if not matches:
         sys.exit(f"time_profile: no function of {program} names {text!r}")
-    start, name = matches[0]
-    i = table.addresses.index(start)
-    stop = table.addresses[i + 1] if i + 1 < len(table.addresses) else start + 4096
-    total = len(samples)
     is_program = {p: os.path.realpath(p) == program for p in {p for p, _ in samples} if p}
-    here = collections.Counter(a for p, a in samples
-                               if p is not None and is_program[p] and start <= a < stop)
+    ours = sorted(a for p, a in samples if p is not None and is_program[p])
+
+    def extent(i):
+        start = table.addresses[i]
+        return start, table.addresses[i + 1] if i + 1 < len(table.addresses) else start + 4096
+
+    def sampled(i):
+        start, stop = extent(i)
+        return bisect.bisect_left(ours, stop) - bisect.bisect_left(ours, start)
+
+    # Of the functions whose names hold TEXT (a function and its .cold part, say), the busiest.
+    best = max(matches, key=sampled)
+    name = table.names[best]
+    start, stop = extent(best)
+    total = len(samples)
+    here = collections.Counter(a for a in ours if start <= a < stop)
     print(f"{name}: {100.0 * sum(here.values()) / total:.1f}% of {total} samples")
     listing = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-C",
                               f"--start-address={start:#x}", f"--stop-address={stop:#x}", program],
