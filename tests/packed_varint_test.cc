@@ -333,6 +333,135 @@ TEST_P(PackedVarintApiTest, Short64BitPayloadsTakeTheBoundedTinyDecoderUpTo128By
   }
 }
 
+// The span forms given the end of the buffer holding the payload (packed_varint.h) against the
+// plain span forms: the same values, the same errors, for every type, strict or not, with room
+// for one value, exactly the values, 16 and 64, whether the buffer ends right after the payload
+// (an inaccessible page follows) or goes on for fewer than or at least kTinyReadableBytes from
+// the payload's start (continuation bytes, which would corrupt a value read past the payload).
+template <typename T, typename Decode>
+void CheckBufferEndForm(Decode decode, absl::string_view payload, const char* buffer_end) {
+  for (const bool strict : {false, true}) {
+    std::unique_ptr<T[]> all(new T[64]);
+    const absl::StatusOr<size_t> count =
+        decode(payload, absl::MakeSpan(all.get(), 64), DecodeOptions{strict});
+    const size_t values = count.ok() ? *count : 0;
+    for (const size_t room : {size_t{1}, values, size_t{16}, size_t{64}}) {
+      SCOPED_TRACE(absl::StrCat("bytes=", payload.size(), " readable=", buffer_end - payload.data(),
+                                " strict=", strict, " room=", room));
+      std::unique_ptr<T[]> plain(new T[room + 1]());  // Not std::vector: vector<bool>.
+      std::unique_ptr<T[]> with_end(new T[room + 1]());
+      const absl::StatusOr<size_t> want =
+          decode(payload, absl::MakeSpan(plain.get(), room), DecodeOptions{strict});
+      const absl::StatusOr<size_t> got =
+          decode(payload, buffer_end, absl::MakeSpan(with_end.get(), room), DecodeOptions{strict});
+      ASSERT_EQ(got.status(), want.status());
+      if (!want.ok()) continue;
+      ASSERT_EQ(*got, *want);
+      for (size_t i = 0; i < *want; ++i) ASSERT_EQ(Bits(with_end[i]), Bits(plain[i])) << i;
+    }
+  }
+}
+
+TEST_P(PackedVarintApiTest, BufferEndFormsMatchTheSpanForms) {
+  GuardedBuffer guard(4096);
+  std::mt19937_64 rng(9);
+  std::vector<std::string> payloads = {
+      "\x80",
+      std::string("\x01\x02\x80\x80", 4),
+      OverlongVarint(11),
+      std::string(9, '\xff'),
+      Varint(5) + TenByteVarint(1, 0x02),  // A 10-byte varint: tiny decoders decline.
+      Varint(uint64_t{1} << 32) + std::string(8, '\x03'),  // Overflows 32-bit types.
+  };
+  for (const workloads::PayloadWorkload& w : workloads::PayloadWorkloads()) {
+    for (size_t n : {1, 2, 3, 5, 8, 12, 16, 17}) {
+      payloads.push_back(testing::EncodePacked(workloads::GenerateWireValues(w, n, rng)));
+    }
+  }
+  for (const std::string& payload : payloads) {
+    for (const size_t after : {size_t{0}, size_t{1}, size_t{8},
+                               size_t{internal::kTinyReadableBytes} - payload.size() - 1,
+                               size_t{internal::kTinyReadableBytes}}) {
+      if (after > 64) continue;  // The wrapped difference of a payload over 23 bytes.
+      const absl::string_view input = guard.CopyFlushEnd(payload + std::string(after, '\xff'));
+      const absl::string_view in_place = input.substr(0, payload.size());
+      const char* const end = input.data() + input.size();
+#define PBACCEL_CHECK_BUFFER_END_FORM(Name, Format, T) \
+  CheckBufferEndForm<T>([](auto... a) { return DecodePacked##Name(a...); }, in_place, end);
+      PBACCEL_PACKED_VARINT_TYPES(PBACCEL_CHECK_BUFFER_END_FORM)
+#undef PBACCEL_CHECK_BUFFER_END_FORM
+    }
+  }
+}
+
+// The tiny path of the buffer-end forms runs: a uint32 payload of at most kTinyPayloadBytes with
+// kTinyReadableBytes of the buffer from its start, decoded leniently into room for 16 values,
+// goes to the active kernel's decode_tiny (here wrapped to count its calls); one with less of the
+// buffer after it, less room, a strict decode or a longer payload does not, nor does a 64-bit
+// type's (size_policy.h). All give the values.
+TEST_P(PackedVarintApiTest, TinyPayloadsWithABufferEndTakeTheTinyDecoder) {
+  static internal::TinyDecodeFn decode_tiny_uint32;
+  static internal::TinyDecodeFn decode_tiny_uint64;
+  static int calls;
+  internal::KernelDescriptor counting = internal::ActiveKernel();
+  decode_tiny_uint32 = counting.TinyDecoder(VarintFormat::kUInt32);
+  decode_tiny_uint64 = counting.TinyDecoder(VarintFormat::kUInt64);
+  counting.decode_tiny[static_cast<int>(VarintFormat::kUInt32)] =
+      [](const uint8_t* p, const uint8_t* end, void* out, int room) {
+        ++calls;
+        return decode_tiny_uint32(p, end, out, room);
+      };
+  counting.decode_tiny[static_cast<int>(VarintFormat::kUInt64)] =
+      [](const uint8_t* p, const uint8_t* end, void* out, int room) {
+        ++calls;
+        return decode_tiny_uint64(p, end, out, room);
+      };
+  const internal::ScopedActiveKernelForTesting use(counting);
+
+  GuardedBuffer guard(4096);
+  const std::vector<uint32_t> values = {1, 300, 70000, 5};  // 7 bytes.
+  std::string tiny;
+  for (const uint32_t v : values) tiny += Varint(v);
+  std::string longer;
+  for (int i = 0; i < 3; ++i) longer += tiny;  // 21 bytes: over kTinyPayloadBytes.
+  struct Case {
+    const std::string* payload;
+    size_t readable;  // From the payload's start.
+    size_t room;
+    bool strict;
+    int calls;
+  };
+  const size_t enough = internal::kTinyReadableBytes;
+  for (const Case& c : {Case{&tiny, enough, 16, false, 1}, Case{&tiny, enough + 9, 64, false, 1},
+                        Case{&tiny, enough - 1, 16, false, 0}, Case{&tiny, 7, 64, false, 0},
+                        Case{&tiny, enough, 15, false, 0}, Case{&tiny, enough, 16, true, 0},
+                        Case{&longer, 48, 64, false, 0}}) {
+    SCOPED_TRACE(absl::StrCat("bytes=", c.payload->size(), " readable=", c.readable,
+                              " room=", c.room, " strict=", c.strict));
+    const absl::string_view input =
+        guard.CopyFlushEnd(*c.payload + std::string(c.readable - c.payload->size(), '\xff'));
+    calls = 0;
+    std::vector<uint32_t> out(c.room);
+    const absl::StatusOr<size_t> n =
+        DecodePackedUInt32(input.substr(0, c.payload->size()), input.data() + input.size(),
+                           absl::MakeSpan(out), DecodeOptions{c.strict});
+    ASSERT_TRUE(n.ok()) << n.status();
+    ASSERT_EQ(*n, c.payload->size() / tiny.size() * values.size());
+    for (size_t i = 0; i < *n; ++i) ASSERT_EQ(out[i], values[i % values.size()]) << i;
+    EXPECT_EQ(calls, c.calls);
+
+    calls = 0;
+    std::vector<uint64_t> wide(c.room);
+    const absl::StatusOr<size_t> m =
+        DecodePackedUInt64(input.substr(0, c.payload->size()), input.data() + input.size(),
+                           absl::MakeSpan(wide), DecodeOptions{c.strict});
+    ASSERT_TRUE(m.ok()) << m.status();
+    ASSERT_EQ(*m, *n);
+    for (size_t i = 0; i < *m; ++i) ASSERT_EQ(wide[i], values[i % values.size()]) << i;
+    EXPECT_EQ(calls, 0) << "uint64";
+  }
+}
+
 PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(PackedVarintApiTest);
 
 }  // namespace

@@ -74,21 +74,25 @@ absl::Span<T> Scratch(size_t n) {
   return absl::MakeSpan(buffer);
 }
 
-// DecodePacked* for the packed types the corpora hold.
+// DecodePacked* for the packed types the corpora hold, told where the message holding the payload
+// ends (the span forms' buffer end: a tiny payload followed by more of the message may take the
+// kernel's unbounded tiny decoder).
 template <PackedType kType, typename T>
-absl::StatusOr<size_t> DecodeSpan(absl::string_view payload, absl::Span<T> out) {
-  if constexpr (kType == PackedType::kInt32) return DecodePackedInt32(payload, out);
-  if constexpr (kType == PackedType::kUInt32) return DecodePackedUInt32(payload, out);
-  if constexpr (kType == PackedType::kSInt64) return DecodePackedSInt64(payload, out);
+absl::StatusOr<size_t> DecodeSpan(absl::string_view payload, const char* buffer_end,
+                                  absl::Span<T> out) {
+  if constexpr (kType == PackedType::kInt32) return DecodePackedInt32(payload, buffer_end, out);
+  if constexpr (kType == PackedType::kUInt32) return DecodePackedUInt32(payload, buffer_end, out);
+  if constexpr (kType == PackedType::kSInt64) return DecodePackedSInt64(payload, buffer_end, out);
 }
 
-// Adds the payload's values (kDelta: their running sums) to the checksum, read as kHow says.
+// Adds the payload's values (kDelta: their running sums) to the checksum, read as kHow says; the
+// payload lies in a message ending at `buffer_end`.
 template <Consume kHow, PackedType kType, bool kDelta>
-absl::Status AddPayload(absl::string_view payload, ViewChecksum* c) {
+absl::Status AddPayload(absl::string_view payload, const char* buffer_end, ViewChecksum* c) {
   using T = typename PackedView<kType>::value_type;
   if constexpr (kHow == Consume::kSpan) {
     const absl::Span<T> out = Scratch<T>(payload.size());
-    absl::StatusOr<size_t> n = DecodeSpan<kType>(payload, out);
+    absl::StatusOr<size_t> n = DecodeSpan<kType>(payload, buffer_end, out);
     if (!n.ok()) return n.status();
     if constexpr (kDelta) {
       AddDeltaRange(out.subspan(0, *n), c);
@@ -97,6 +101,7 @@ absl::Status AddPayload(absl::string_view payload, ViewChecksum* c) {
     }
     return absl::OkStatus();
   } else {
+    static_cast<void>(buffer_end);  // PackedView reads only the payload.
     // The loops of AddRange / AddDeltaRange, over a callback or an iterator that reports errors.
     uint64_t count = 0;
     uint64_t sum = 0;
@@ -141,6 +146,7 @@ absl::Status ForEach(absl::string_view bytes, uint32_t number, Fn on_field) {
 template <Consume kHow>
 absl::StatusOr<ViewChecksum> ReadOsmBlock(absl::string_view block) {
   ViewChecksum c;
+  const char* const end = block.data() + block.size();
   absl::Status s = ForEach(block, kBlockGroup, [&](absl::string_view group) {
     FieldReader reader(group);
     Field f;
@@ -153,15 +159,15 @@ absl::StatusOr<ViewChecksum> ReadOsmBlock(absl::string_view block) {
         while (dense.Next(&d) && st.ok()) {
           if (d.wire_type != WireType::kLengthDelimited) continue;
           if (d.number == kDenseId || d.number == kDenseLat || d.number == kDenseLon) {
-            st = AddPayload<kHow, PackedType::kSInt64, true>(d.data, &c);
+            st = AddPayload<kHow, PackedType::kSInt64, true>(d.data, end, &c);
           } else if (d.number == kDenseKeysVals) {
-            st = AddPayload<kHow, PackedType::kInt32, false>(d.data, &c);
+            st = AddPayload<kHow, PackedType::kInt32, false>(d.data, end, &c);
           }
         }
         if (st.ok()) st = dense.status();
       } else if (f.number == kGroupWays) {
         st = ForEach(f.data, kWayRefs, [&](absl::string_view refs) {
-          return AddPayload<kHow, PackedType::kSInt64, true>(refs, &c);
+          return AddPayload<kHow, PackedType::kSInt64, true>(refs, end, &c);
         });
       }
       if (!st.ok()) return st;
@@ -175,6 +181,7 @@ absl::StatusOr<ViewChecksum> ReadOsmBlock(absl::string_view block) {
 template <Consume kHow>
 absl::StatusOr<ViewChecksum> ReadTile(absl::string_view tile) {
   ViewChecksum c;
+  const char* const end = tile.data() + tile.size();
   absl::Status s = ForEach(tile, kTileLayers, [&](absl::string_view layer) {
     return ForEach(layer, kLayerFeatures, [&](absl::string_view feature) {
       FieldReader reader(feature);
@@ -182,7 +189,7 @@ absl::StatusOr<ViewChecksum> ReadTile(absl::string_view tile) {
       while (reader.Next(&f)) {
         if (f.wire_type != WireType::kLengthDelimited) continue;
         if (f.number == kFeatureTags || f.number == kFeatureGeometry) {
-          absl::Status st = AddPayload<kHow, PackedType::kUInt32, false>(f.data, &c);
+          absl::Status st = AddPayload<kHow, PackedType::kUInt32, false>(f.data, end, &c);
           if (!st.ok()) return st;
         }
       }
