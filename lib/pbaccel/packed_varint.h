@@ -203,6 +203,9 @@ static_assert(internal::kBoundedTinySpareValues <= 8, "the spare room the span f
 PBACCEL_PACKED_VARINT_TYPES(PBACCEL_DECLARE_SPAN_DECODER)
 #undef PBACCEL_DECLARE_SPAN_DECODER
 
+// The rest goes through the plain span form, which fetches the kernel and tests the size again:
+// one fetch for both tiny decoders measured slower on the tiles (docs/kernels.md, "The span forms
+// given a buffer end").
 #define PBACCEL_DECLARE_BUFFER_END_SPAN_DECODER(Name, Format, T)                                 \
   inline absl::StatusOr<size_t> DecodePacked##Name(absl::string_view payload,                    \
                                                    const char* buffer_end, absl::Span<T> out,    \

@@ -148,11 +148,13 @@ using TinyDecodeFn = int (*)(const uint8_t* p, const uint8_t* end, void* out, in
 // format's BoundedTinyPayloadBytes is declined (kTinyUnhandled, nothing read or written).
 inline constexpr int kBoundedTinyPayloadBytes = 128;
 inline constexpr int kBoundedTinySpareValues = 8;
-constexpr int BoundedTinyPayloadBytes(VarintFormat format) {
+// Whether a (non-delta) format's values are 64 bits wide: int64, uint64, sint64.
+constexpr bool Is64BitFormat(VarintFormat format) {
   return format == VarintFormat::kInt64 || format == VarintFormat::kUInt64 ||
-                 format == VarintFormat::kSInt64
-             ? 128
-             : 64;
+         format == VarintFormat::kSInt64;
+}
+constexpr int BoundedTinyPayloadBytes(VarintFormat format) {
+  return Is64BitFormat(format) ? 128 : 64;
 }
 
 // Encoded sizes: the bytes n values take as varints, with protobuf's rules (a negative int32 takes

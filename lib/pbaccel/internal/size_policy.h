@@ -84,9 +84,7 @@ inline bool ShortGoesToKernel(const KernelDescriptor& kernel, size_t bytes) {
 // test choosing between two decoders mispredicts there). Measurements: docs/kernels.md.
 inline bool SpanTakesTinyDecoder(VarintFormat format, size_t bytes, ptrdiff_t readable, size_t room,
                                  bool strict) {
-  const bool wide = format == VarintFormat::kInt64 || format == VarintFormat::kUInt64 ||
-                    format == VarintFormat::kSInt64;
-  return !strict && !wide && room >= static_cast<size_t>(kTinyPayloadBytes) &&
+  return !strict && !Is64BitFormat(format) && room >= static_cast<size_t>(kTinyPayloadBytes) &&
          TakesTinyDecoder(bytes, readable);
 }
 
