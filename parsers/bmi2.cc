@@ -11,16 +11,17 @@
 //   * PEXT of the 64-bit word with the continuation-bit mask gives the step's pattern (one bit per
 //     byte, set = another byte follows);
 //   * the pattern indexes a table generated at compile time (kStepRecipes) holding, for each of
-//     the up to eight varints ending in the step, the bit offset and bit length of its 7-bit
-//     groups;
+//     the up to eight varints ending in the step, the two shifts that cut its 7-bit groups out
+//     (step8_avx2-inl.h's StepRecipe);
 //   * where the paper extracts each varint with its own PEXT, this kernel packs the whole step's
 //     payload bits with ONE PEXT (mask 0x7F per byte: byte i's group lands at bit 7i) and cuts the
-//     values out of that with AVX2 variable shifts and masks, eight slots at once, stored whole
-//     (the `count` real ones are kept, the rest are overwritten by the next step). One PEXT and a
-//     few vector instructions per step, instead of one PEXT per varint: eight 32-bit lanes for
-//     32-bit outputs (FanOut32), two vectors of 64-bit lanes for 64-bit ones (bool: value != 0 per
-//     slot by one compare, spread to bytes with PDEP). Delta and strict mode cut the slots with
-//     SHRX/BZHI instead (they need per-value work);
+//     values out of that with AVX2 variable shifts, eight slots at once in two vectors of 64-bit
+//     lanes, each value by two shifts (its top bit up to bit 63, then down to bit 0), the step's
+//     first value (the one continued from the step before) blended into lane 0; stored whole (the
+//     `count` real ones are kept, the rest are overwritten by the next step). 32-bit outputs take
+//     the lanes' low halves, zigzag is decoded in the vectors, bool is value != 0 per slot spread
+//     to bytes with PDEP. Delta and strict mode cut the slots with the same two shifts in scalar
+//     registers instead (they need per-value work);
 //   * first and every 128 steps (lenient, non-delta formats), where no varint is open, runs of 64
 //     bytes without a continuation bit are widened straight to 64 slots (bool: min(byte, 1)), as
 //     small values and bools come (the steps' eight slots per 8 bytes are the slow way to copy
@@ -30,12 +31,12 @@
 //     the next step's first varint is those bits | (its bits << 7 * bytes).
 //     A varint longer than a step (up to 10 bytes, every negative int32) simply accumulates
 //     across steps: the same code path, no special case.
-// Validation is part of the step: the table also holds the first varint's length, so "does the
-// varint that ends (or continues) here exceed 10 bytes" is one compare of the open bytes plus that
-// length, a branch that is never taken on valid input. Strict mode checks the kept values' ranges
-// the same way. When either fires, the bounded scalar reader redoes the step from the start of its
-// first varint and names the error. zigzag and bool are fused into the vector store, delta into the
-// scalar stores.
+// Validation is part of the step: the table also holds the first varint's length (in bits, as the
+// open varint's is kept), so "does the varint that ends (or continues) here exceed 10 bytes" is
+// one compare of the open bits plus that length, a branch that is never taken on valid input.
+// Strict mode checks the kept values' ranges the same way. When either fires, the bounded scalar
+// reader redoes the step from the start of its first varint and names the error. zigzag and bool
+// are fused into the vector store, delta into the scalar stores.
 //
 // Short payloads (the generated parsers' tiny and short fields, decode_tiny and decode_tiny_bounded
 // in kernel_abi.h) take the same steps whole (step8_avx2-inl.h's WholeSteps): the payload's
@@ -150,7 +151,7 @@ struct Bmi2Decoder {
     Out sum = static_cast<Out>(delta_base);  // Delta formats: the last value kept.
     for (;;) {
       if constexpr (kVectorFanOut<F, kStrict>) {
-        if (open.bytes == 0) ShortVarintRuns(&p, end, out, &n, cap);
+        if (open.shift == 0) ShortVarintRuns(&p, end, out, &n, cap);
       }
       // Steps that need no bounds check: each reads 8 bytes and writes at most kSlots slots.
       size_t steps = end - p >= 8 ? static_cast<size_t>(end - p - 8) / kStepBytes + 1 : 0;
@@ -165,8 +166,8 @@ struct Bmi2Decoder {
         const uint64_t packed = Bmi2Bits::Payload(w);
         const uint64_t first = open.First<Bmi2Bits>(packed, s);
         // A varint reaching its 11th byte is malformed.
-        if (__builtin_expect(open.bytes + s.first_len > 10, 0) ||
-            !PutStep(w, packed, first, s, open.bytes, out + n, &sum)) {
+        if (__builtin_expect(open.shift + s.first_bits > 70, 0) ||
+            !PutStep(w, packed, first, s, open.shift, out + n, &sum)) {
           malformed = true;
           break;
         }
@@ -178,7 +179,7 @@ struct Bmi2Decoder {
     }
     // Finish from the start of the open varint: the bounded reader decodes the rest, reads
     // nothing past `end`, and names any error at its exact offset.
-    p -= open.bytes;
+    p -= open.bytes();
     OutputSink<F> sink(out, static_cast<uint64_t>(sum));
     return DecodeTail<F, kStrict>(p, end, sink, n, cap);
   }
@@ -213,10 +214,10 @@ struct Bmi2Decoder {
   // One step's stores: the values of the step described by `s` (word `w`, payload bits `packed`,
   // its first value `first` including the open varint's earlier bytes) into out[0, kSlots) (the
   // `s.count` real ones; the rest are overwritten by the next step). Vector formats: the AVX2
-  // fan-out. Delta and strict: slot by slot with BZHI, delta continuing from *sum. Returns false,
+  // fan-out. Delta and strict: slot by slot (FieldOf), delta continuing from *sum. Returns false,
   // storing nothing that counts, when strict mode rejects a value.
   __attribute__((always_inline)) static bool PutStep(uint64_t w, uint64_t packed, uint64_t first,
-                                                     const StepRecipe& s, unsigned open_bytes,
+                                                     const StepRecipe& s, unsigned open_shift,
                                                      Out* out, Out* sum) {
     if constexpr (kVectorFanOut<F, kStrict>) {
       StoreStepValues<F, Bmi2Bits>(packed, first, s, out);
@@ -225,10 +226,10 @@ struct Bmi2Decoder {
       uint64_t v[kSlots];
       v[0] = first;
 #pragma GCC unroll 8
-      for (int k = 1; k < kSlots; ++k) v[k] = _bzhi_u64(packed >> s.shift[k], s.len[k]);
+      for (int k = 1; k < kSlots; ++k) v[k] = FieldOf(packed, s, k);
       if (kStrict) {
         // Values out of range, and a 10-byte varint whose last byte carries bits past 63.
-        bool bad = s.count > 0 && open_bytes + s.first_len == 10 &&
+        bool bad = s.count > 0 && open_shift + s.first_bits == 70 &&
                    ((w >> (8 * (s.first_len - 1))) & 0x7F) > 1;
 #pragma GCC unroll 8
         for (int k = 0; k < kSlots; ++k) bad |= k < s.count && !Traits::FitsStrict(v[k]);

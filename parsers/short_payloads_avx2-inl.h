@@ -21,7 +21,8 @@ struct WholeStepTinyPayloads {
   template <VarintFormat F>
   struct Steps {
     using Out = typename FormatTraits<F>::Out;
-    static int Tiny(const uint8_t* p, int n, uint32_t more, Out* out) {
+    __attribute__((always_inline)) static int Tiny(const uint8_t* p, int n, uint32_t more,
+                                                   Out* out) {
       if (AllVarintsUpToTwoBytes(more)) {
         // 16 bytes readable: the bytes past the payload made continuations.
         TwoByteSteps<F, Bits> steps{out};

@@ -30,17 +30,25 @@
 constexpr int kStepBytes = 8;
 constexpr int kSlots = 8;
 
-// One step's decoding recipe, for each continuation pattern of 8 bytes: a varint's value is a bit
-// field of the step's packed payload bits, `len` bits from bit `shift`.
+// One step's decoding recipe, for each continuation pattern of 8 bytes. Slot k (k >= 1) is the
+// k-th varint ending in the step, a bit field of the step's packed payload bits cut by two shifts:
+// (packed << left[k]) >> right[k]. Slot 0 is the first varint ending in the step, which may have
+// begun in earlier steps: the caller assembles it (OpenVarint::First) and slot 0 takes that word
+// whole (left 0, right 0). Two shifts with no mask, and the first value in a vector lane rather
+// than a scalar store, are what made the fan-out fastest (docs/kernels.md, "bmi2's fan-out").
 struct alignas(32) StepRecipe {
-  uint8_t shift[kSlots];  // 7 * (first byte) of each varint ending in the step, in order.
-  uint8_t len[kSlots];    // 7 * (its bytes in the step); 0 in slots past `count` (value 0).
-                          // When no varint ends in the step, slot 0 covers the whole step.
+  uint8_t left[kSlots];   // 64 - (the field's last bit + 1): its top bit moved to bit 63; 0 in
+                          // slot 0 and in slots past `count`.
+  uint8_t right[kSlots];  // 64 - the field's bits: moved back down to bit 0; 0 in slot 0, 64 in
+                          // slots past `count` (a vector lane shifted by 64 is 0).
   uint8_t count;          // Varints ending in the step.
   uint8_t tail_shift;     // 7 * (first byte after the last terminator).
-  uint8_t tail_bytes;     // Bytes after the last terminator (kStepBytes if count == 0).
+  uint8_t tail_bits;      // 7 * (bytes after the last terminator): 56 if count == 0.
   uint8_t first_len;      // Bytes of the first varint within the step; kStepBytes + 1 if none
-                          // ends here (so open bytes + first_len > 10 flags both cases).
+                          // ends here.
+  uint8_t first_bits;     // 7 * first_len: the step's payload bits the first varint takes (63,
+                          // all of them, when none ends here); 7 * open bytes + first_bits > 70
+                          // flags a varint past 10 bytes, ended here or not.
 };
 
 struct StepRecipes {
@@ -53,22 +61,28 @@ constexpr StepRecipes MakeStepRecipes() {
     StepRecipe& s = t.step[pattern];
     int start = 0;
     int count = 0;
+    for (int k = 0; k < kSlots; ++k) s.right[k] = 64;
     for (int i = 0; i < kStepBytes; ++i) {
       if (((pattern >> i) & 1) == 0) {  // Byte i ends a varint.
-        s.shift[count] = static_cast<uint8_t>(7 * start);
-        s.len[count] = static_cast<uint8_t>(7 * (i + 1 - start));
-        if (count == 0) s.first_len = static_cast<uint8_t>(i + 1);
+        if (count == 0) {
+          s.first_len = static_cast<uint8_t>(i + 1);
+          s.right[0] = 0;
+        } else {
+          s.left[count] = static_cast<uint8_t>(64 - 7 * (i + 1));
+          s.right[count] = static_cast<uint8_t>(64 - 7 * (i + 1 - start));
+        }
         ++count;
         start = i + 1;
       }
     }
     s.count = static_cast<uint8_t>(count);
     s.tail_shift = static_cast<uint8_t>(7 * start);
-    s.tail_bytes = static_cast<uint8_t>(kStepBytes - start);
+    s.tail_bits = static_cast<uint8_t>(7 * (kStepBytes - start));
     if (count == 0) {
-      s.len[0] = static_cast<uint8_t>(7 * kStepBytes);
       s.first_len = kStepBytes + 1;
+      s.right[0] = 0;
     }
+    s.first_bits = static_cast<uint8_t>(7 * s.first_len);
   }
   return t;
 }
@@ -100,47 +114,38 @@ struct PortableBits {
   }
 };
 
-// The step's slots 0..7 as bit fields of `packed`, in 64-bit lanes: lanes 0-3 and 4-7.
+// Slot k >= 1 of the step one value at a time (the scalar stores of the delta and strict forms):
+// in slots past the count, not 0 but the whole word (the shifts are taken modulo 64, as x86's do).
+inline uint64_t FieldOf(uint64_t packed, const StepRecipe& s, int k) {
+  return (packed << (s.left[k] & 63)) >> (s.right[k] & 63);
+}
+
+// The step's slots 0..7 in 64-bit lanes: lanes 0-3 and 4-7.
 struct Fields {
   __m256i lo, hi;
 };
 
-inline Fields FanOut(uint64_t packed, const StepRecipe& s) {
+// Four recipe bytes from `p`, one per 64-bit lane.
+inline __m256i WidenFourBytes(const uint8_t* p) {
+  int32_t four;
+  std::memcpy(&four, p, sizeof(four));
+  return _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(four));
+}
+
+// The step's slots as `s` cuts them: `first` in lane 0, the fields of `packed` in the rest (0 past
+// the count).
+inline Fields FanOut(uint64_t packed, uint64_t first, const StepRecipe& s) {
   const __m256i x = _mm256_set1_epi64x(static_cast<int64_t>(packed));
-  const __m128i shift = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.shift));
-  const __m128i len = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.len));
-  const __m256i one = _mm256_set1_epi64x(1);
-  const auto field = [&](__m128i sh8, __m128i len8) {
-    const __m256i mask = _mm256_sub_epi64(_mm256_sllv_epi64(one, _mm256_cvtepu8_epi64(len8)), one);
-    return _mm256_and_si256(_mm256_srlv_epi64(x, _mm256_cvtepu8_epi64(sh8)), mask);
-  };
-  return {field(shift, len), field(_mm_srli_si128(shift, 4), _mm_srli_si128(len, 4))};
+  const __m256i x0 = _mm256_blend_epi32(
+      x, _mm256_castsi128_si256(_mm_cvtsi64_si128(static_cast<int64_t>(first))), 0x03);
+  return {_mm256_srlv_epi64(_mm256_sllv_epi64(x0, WidenFourBytes(s.left)), WidenFourBytes(s.right)),
+          _mm256_srlv_epi64(_mm256_sllv_epi64(x, WidenFourBytes(s.left + 4)),
+                            WidenFourBytes(s.right + 4))};
 }
 
-// The step's slots 0..7 for 32-bit outputs: the low 32 bits of each bit field, in one vector of
-// 32-bit lanes (instead of two of 64-bit lanes and a repack). A field from bit `shift` (0 to 49)
-// takes the low word's bits from `shift` and the high word's below them, or for a shift of 32 or
-// more the high word's alone: AVX2's variable shifts give 0 for counts of 32 or more (negative
-// differences included), so the three shifts below cover every case without a select, and a
-// length of 32 or more masks nothing.
-inline __m256i FanOut32(uint64_t packed, const StepRecipe& s) {
-  const __m256i lo = _mm256_set1_epi32(static_cast<int32_t>(static_cast<uint32_t>(packed)));
-  const __m256i hi = _mm256_set1_epi32(static_cast<int32_t>(static_cast<uint32_t>(packed >> 32)));
-  const __m256i shift =
-      _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.shift)));
-  const __m256i len =
-      _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.len)));
-  const __m256i k32 = _mm256_set1_epi32(32);
-  const __m256i one = _mm256_set1_epi32(1);
-  const __m256i low_part = _mm256_or_si256(_mm256_srlv_epi32(lo, shift),
-                                           _mm256_sllv_epi32(hi, _mm256_sub_epi32(k32, shift)));
-  const __m256i field =
-      _mm256_or_si256(low_part, _mm256_srlv_epi32(hi, _mm256_sub_epi32(shift, k32)));
-  return _mm256_and_si256(field, _mm256_sub_epi32(_mm256_sllv_epi32(one, len), one));
-}
-
-// Stores eight slots given in 64-bit lanes in the format's output type (64-bit integers; bool:
-// value != 0, one bit per slot spread to bytes).
+// Stores eight slots given in 64-bit lanes in the format's output type: 64-bit integers; 32-bit
+// ones, the lanes' low halves (a value's low 32 bits, as upstream keeps them); bool, value != 0,
+// one bit per slot spread to bytes.
 template <VarintFormat F, class Bits>
 inline void StoreFields(Fields f, typename FormatTraits<F>::Out* out) {
   if constexpr (F == VarintFormat::kBool) {
@@ -151,8 +156,12 @@ inline void StoreFields(Fields f, typename FormatTraits<F>::Out* out) {
         _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(f.hi, zero))));
     const uint64_t bytes = Bits::SpreadBits8(~(zero_lo | (zero_hi << 4)) & 0xFF);
     std::memcpy(out, &bytes, sizeof(bytes));
+  } else if constexpr (sizeof(typename FormatTraits<F>::Out) == 4) {
+    // Low halves of lanes 0, 1, 4, 5 | 2, 3, 6, 7, then the 64-bit quarters put in order.
+    const __m256i halves = _mm256_castps_si256(
+        _mm256_shuffle_ps(_mm256_castsi256_ps(f.lo), _mm256_castsi256_ps(f.hi), 0x88));
+    Store8x32<F>(_mm256_permute4x64_epi64(halves, 0xD8), out);
   } else {
-    static_assert(sizeof(typename FormatTraits<F>::Out) == 8, "32-bit outputs: FanOut32");
     if constexpr (F == VarintFormat::kSInt64) {
       f.lo = ZigZag64(f.lo);
       f.hi = ZigZag64(f.hi);
@@ -162,30 +171,23 @@ inline void StoreFields(Fields f, typename FormatTraits<F>::Out* out) {
   }
 }
 
-// Stores the step's eight slots (bit fields of `packed` as `s` describes them) into out[0, 8) in
-// the format's output type. Not for the delta formats (no running sum).
-template <VarintFormat F, class Bits>
-inline void StoreStep(uint64_t packed, const StepRecipe& s, typename FormatTraits<F>::Out* out) {
-  if constexpr (sizeof(typename FormatTraits<F>::Out) == 4) {
-    Store8x32<F>(FanOut32(packed, s), out);
-  } else {
-    StoreFields<F, Bits>(FanOut(packed, s), out);
-  }
-}
-
-// Stores the step's values into out[0, 8): StoreStep, slot 0 being `first` (the step's first
-// value with the open varint's bits, OpenVarint::First).
+// Stores the step's values into out[0, 8) in the format's output type: slot 0 is `first` (the
+// step's first value with the open varint's bits, OpenVarint::First), the others the fields of
+// `packed` as `s` describes them (the `s.count` real ones; the rest are overwritten by the next
+// step). Not for the delta formats (no running sum).
 template <VarintFormat F, class Bits>
 inline void StoreStepValues(uint64_t packed, uint64_t first, const StepRecipe& s,
                             typename FormatTraits<F>::Out* out) {
-  StoreStep<F, Bits>(packed, s, out);
-  out[0] = FormatTraits<F>::Convert(first);
+  StoreFields<F, Bits>(FanOut(packed, first, s), out);
 }
 
-// The varint left open at a step's end, carried into the next: its payload bits and bytes so far.
+// The varint left open at a step's end, carried into the next: its payload bits and, as 7 times its
+// bytes so far, where the next byte's bits go (kept that way: the step's shift needs no multiply).
 struct OpenVarint {
   uint64_t bits = 0;
-  unsigned bytes = 0;
+  unsigned shift = 0;
+
+  unsigned bytes() const { return shift / 7; }
 
   // The step's first value: the open varint's bits, then the step's first field above them (bits
   // past 63 fall off, as upstream drops them). A real varint has at most 9 bytes open here; the
@@ -193,14 +195,14 @@ struct OpenVarint {
   // garbage lands in a slot past the values (on x86 the shift does that anyway: no instruction).
   template <class Bits>
   uint64_t First(uint64_t packed, const StepRecipe& s) const {
-    return bits | (Bits::LowBits(packed, s.len[0]) << ((7 * bytes) & 63));
+    return bits | (Bits::LowBits(packed, s.first_bits) << (shift & 63));
   }
 
   // After the step: its tail, or, when no varint ended in it, the same varint grown by the step.
   void Advance(uint64_t packed, uint64_t first, const StepRecipe& s) {
     const bool ended = s.count > 0;
     bits = ended ? packed >> s.tail_shift : first;
-    bytes = ended ? s.tail_bytes : bytes + kStepBytes;
+    shift = ended ? s.tail_bits : shift + 7 * kStepBytes;
   }
 };
 
