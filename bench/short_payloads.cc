@@ -18,7 +18,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -36,6 +35,7 @@
 #include "proto/osmformat.pb.h"
 #include "proto/profile.pb.h"
 #include "proto/vector_tile.pb.h"
+#include "testing/corpora/page_start.h"
 #include "testing/corpora/realdata_corpus.h"
 
 namespace pbaccel {
@@ -225,13 +225,8 @@ int Main(int argc, char** argv) {
   }
   const std::vector<PayloadSet>& sets = *collected;
   const KernelDescriptor& reference = *internal::FindKernel("scalar")->kernel;
-  // The output starts at a page: one just below a page's end would have every decode's vectors
-  // split across the page (docs/kernels.md, "Code placement and stores across a page"), and the
-  // heap would pick the figures.
-  constexpr size_t kPage = 4096;
-  std::vector<unsigned char> out_buffer(256 * 8 + kPage), expected(256 * 8);
-  unsigned char* const out =
-      out_buffer.data() + (kPage - reinterpret_cast<uintptr_t>(out_buffer.data()) % kPage) % kPage;
+  std::vector<unsigned char> out_buffer, expected(256 * 8);
+  unsigned char* const out = corpora::SpanFromAPage(&out_buffer, 256 * 8).data();  // page_start.h
   std::printf("%-20s %-7s %8s  %-18s %20s %20s %22s\n", "field", "bytes", "payloads", "kernel",
               kWayNames[0], kWayNames[1], kWayNames[2]);
   for (const PayloadSet& s : sets) {

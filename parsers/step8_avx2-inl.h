@@ -43,11 +43,13 @@ struct alignas(32) StepRecipe {
                           // slots past `count` (a vector lane shifted by 64 is 0).
   uint8_t count;          // Varints ending in the step.
   uint8_t tail_shift;     // 7 * (first byte after the last terminator).
-  uint8_t tail_bits;      // 7 * (bytes after the last terminator): 56 if count == 0.
+  uint8_t tail_bits;      // 7 * (bytes after the last terminator): 56 if count == 0. Always
+                          // 56 - tail_shift, held so that the step loads it (one instruction)
+                          // rather than derives it (two).
   uint8_t first_len;      // Bytes of the first varint within the step; kStepBytes + 1 if none
-                          // ends here.
+                          // ends here (strict mode's test of a 10th byte finds that byte by it).
   uint8_t first_bits;     // 7 * first_len: the step's payload bits the first varint takes (63,
-                          // all of them, when none ends here); 7 * open bytes + first_bits > 70
+                          // all of them, when none ends here); OpenVarint::shift + first_bits > 70
                           // flags a varint past 10 bytes, ended here or not.
 };
 

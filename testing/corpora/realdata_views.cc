@@ -2,8 +2,6 @@
 
 #include "testing/corpora/realdata_views.h"
 
-#include <cstddef>
-#include <cstdint>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -11,6 +9,7 @@
 #include "pbaccel/packed_varint.h"
 #include "pbaccel/packed_view.h"
 #include "protozero/pbf_reader.hpp"
+#include "testing/corpora/page_start.h"
 
 namespace pbaccel {
 namespace corpora {
@@ -69,18 +68,11 @@ enum class Consume { kSpan, kForEach, kIterator };
 // A reusable buffer of at least `n` elements (one value per payload byte at most), passed whole,
 // as a caller keeping one scratch buffer passes it: the kernels may store whole vectors past the
 // values (packed_varint.h), which a span of exactly `n` leaves them no room for. It starts at a
-// page, as packed_varint.h advises: a buffer starting just below a page's end would have the
-// vectors stored past the values split across the page on every call, which costs more than the
-// decode itself on Zen 4 (docs/kernels.md, "Code placement and stores across a page"), and where
-// the heap put it would decide the benchmark.
+// page, as packed_varint.h advises (page_start.h).
 template <typename T>
 absl::Span<T> Scratch(size_t n) {
-  constexpr size_t kPage = 4096;
   thread_local std::vector<T> buffer;
-  if (buffer.size() < n + kPage / sizeof(T)) buffer.resize(n + kPage / sizeof(T));
-  const size_t below_page = reinterpret_cast<uintptr_t>(buffer.data()) % kPage;
-  const size_t skip = below_page == 0 ? 0 : (kPage - below_page) / sizeof(T);
-  return absl::MakeSpan(buffer).subspan(skip);
+  return SpanFromAPage(&buffer, n);
 }
 
 // DecodePacked* for the packed types the corpora hold, told where the message holding the payload
