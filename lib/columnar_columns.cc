@@ -149,7 +149,8 @@ FastTag FastTagFor(const FieldSlot& slot, uint8_t wire_type) {
   if (c == nullptr) {  // Unselected (in no oneof, not required), or a number the type lacks.
     const bool skipped = slot.field == nullptr ||
                          (slot.wire_type == wire_type && slot.oneof < 0 && slot.required_bit < 0);
-    return length_delimited && skipped ? FastTag::kSkipLength : FastTag::kGeneral;
+    return length_delimited && skipped && slot.action != Action::kExtension ? FastTag::kSkipLength
+                                                                            : FastTag::kGeneral;
   }
   if (!slot.plain) return FastTag::kGeneral;
   const bool varint_values = c->conversion < Conversion::kFixed32;
@@ -259,6 +260,19 @@ class Builder {
     for (int i = 0; i < d->field_count(); ++i) {
       slots.emplace_back(static_cast<uint32_t>(d->field(i)->number()), slot_of(d->field(i)));
     }
+    // The type's known extensions (those its pool holds, as upstream's parse finds them): no
+    // column, but a type taken whole checks them as upstream would (a selection leaves them, as
+    // every unselected field, checked as wire data only).
+    if (selection.whole && d->extension_range_count() > 0) {
+      std::vector<const FieldDescriptor*> extensions;
+      d->file()->pool()->FindAllExtensions(d, &extensions);
+      for (const FieldDescriptor* x : extensions) {
+        FieldSlot slot = slot_of(x);
+        slot.action = Action::kExtension;
+        slots.emplace_back(static_cast<uint32_t>(x->number()), slot);
+        if (x->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) s->message_extensions = true;
+      }
+    }
     for (const auto& [f, sub] : selected) {
       const bool named_before =
           std::any_of(s->children.begin(), s->children.end(),
@@ -281,7 +295,7 @@ class Builder {
     }
     RowPrograms(s);
     s->required_count = required_count;
-    s->checks_required = required_count > 0;
+    s->checks_required = required_count > 0 || s->message_extensions;
     for (const auto& child : s->children) {
       if (!child->repeated && child->type == ValueType::kStruct && child->checks_required) {
         s->checks_required = true;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
@@ -142,6 +143,7 @@ bool RecordDecoder::Decode(Column& root, size_t r, absl::string_view record) {
   second_pass_ = false;
   has_replaced_entries_ = false;
   if (!replaced_entries_.empty()) replaced_entries_.clear();
+  if (!extension_messages_.empty()) extension_messages_.clear();
   OpenStructElement(root, r);
   const char* after;
   if (!DecodeFields(root, r, record.data(), end, 0, 0, &after) || !CheckRequired(root, r)) {
@@ -152,6 +154,7 @@ bool RecordDecoder::Decode(Column& root, size_t r, absl::string_view record) {
     // so that each key keeps its last entry, as upstream's map does.
     TruncateElements(root, r);
     OpenStructElement(root, r);
+    extension_messages_.clear();
     second_pass_ = true;
     if (!DecodeFields(root, r, record.data(), end, 0, 0, &after) || !CheckRequired(root, r)) {
       return false;
@@ -208,7 +211,9 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool RecordDecoder::Apply(Column& s, size_t 
       return DecodeMessage(s, c, e, f, end, depth, next);
     case Action::kMessage: return DecodeMessage(s, c, e, f, end, depth, next);
     case Action::kMap: return DecodeMapEntry(c, f, depth);
-    case Action::kSkip: break;
+    case Action::kSkip:
+    case Action::kExtension:  // No column: DecodeField checks it.
+      break;
   }
   return true;
 }
@@ -383,6 +388,7 @@ bool RecordDecoder::DecodeFields(Column& s, size_t e, const char* p, const char*
 void RecordDecoder::ClearOneof(Column& s, size_t e, int oneof, const Column* keep) {
   for (Column* member : s.oneof_members[static_cast<size_t>(oneof)]) {
     if (member == keep || member->validity_bytes.at<uint8_t>(e) == 0) continue;
+    if (!extension_messages_.empty()) ForgetExtensions(*member);  // Started afresh.
     TruncateRows(*member, e);
     OpenRow(*member, e);
   }
@@ -400,6 +406,7 @@ bool RecordDecoder::DecodeField(Column& s, size_t e, const FieldSlot& slot, cons
                                                                     << (slot.required_bit & 63);
   }
   if (slot.column != nullptr) return Apply(s, e, slot, f, end, depth, next);
+  if (slot.action == Action::kExtension) return CheckExtension(s, e, f, end, depth, next);
   // Not selected: skipped, a group with its body.
   if (f.wire_type == WireType::kStartGroup) {
     const absl::StatusOr<size_t> body = SkipField(
@@ -498,21 +505,79 @@ bool RecordDecoder::DecodeMapEntry(Column& c, const WireField& f, int depth) {
   return true;
 }
 
-bool RecordDecoder::CheckSerialized(const Column& c, absl::string_view bytes, int depth) {
-  const google::protobuf::Message* prototype;
-  if (InGeneratedPool(c.message_type)) {
-    prototype = google::protobuf::MessageFactory::generated_factory()->GetPrototype(c.message_type);
-  } else {
-    if (factory_ == nullptr) factory_ = std::make_unique<google::protobuf::DynamicMessageFactory>();
-    prototype = factory_->GetPrototype(c.message_type);
+const google::protobuf::Message& RecordDecoder::Prototype(
+    const google::protobuf::Descriptor* type) {
+  if (InGeneratedPool(type)) {
+    return *google::protobuf::MessageFactory::generated_factory()->GetPrototype(type);
   }
-  std::unique_ptr<google::protobuf::Message> message(prototype->New());
+  if (factory_ == nullptr) factory_ = std::make_unique<google::protobuf::DynamicMessageFactory>();
+  return *factory_->GetPrototype(type);
+}
+
+bool RecordDecoder::CheckSerialized(const Column& c, absl::string_view bytes, int depth) {
+  std::unique_ptr<google::protobuf::Message> message(Prototype(c.message_type).New());
   google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
                                             static_cast<int>(bytes.size()));
   in.SetRecursionLimit(DefaultRecursionBudget() - depth - 1);
   return message->MergePartialFromCodedStream(&in) && in.ConsumedEntireMessage() &&
          message->IsInitialized();
 }
+
+bool RecordDecoder::CheckExtension(const Column& s, size_t e, const WireField& f, const char* end,
+                                   int depth, const char** next) {
+  if (f.wire_type == WireType::kStartGroup) {  // The group's body and end-group tag too.
+    const absl::StatusOr<size_t> body = SkipField(
+        absl::string_view(*next, static_cast<size_t>(end - *next)), (f.number << 3) | 3, depth);
+    if (!body.ok()) return FailAt(f.tag, "malformed group", s, f.number);
+    *next += *body;
+  }
+  std::unique_ptr<google::protobuf::Message>& message = extension_messages_[{&s, e}];
+  if (message == nullptr) message.reset(Prototype(s.message_type).New());
+  // The field alone, parsed into the row's message as the record's parse would reach it: at the
+  // row's nesting depth.
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(f.tag),
+                                            static_cast<int>(*next - f.tag));
+  in.SetRecursionLimit(budget_ - depth);
+  if (!message->MergePartialFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
+    return FailAt(f.tag, "extension rejected by protobuf:", s, f.number);
+  }
+  return true;
+}
+
+void RecordDecoder::ForgetExtensions(const Column& c) {
+  for (auto it = extension_messages_.begin(); it != extension_messages_.end();) {
+    auto here = it++;
+    if (here->first.first == &c) extension_messages_.erase(here);
+  }
+  for (const auto& child : c.children) ForgetExtensions(*child);
+}
+
+namespace {
+
+// The first message-typed extension of `message` that is not initialized, named with what it
+// misses ("pbaccel.test2.ext_leaf: id"), or "".
+std::string UninitializedExtension(const google::protobuf::Message& message) {
+  const google::protobuf::Reflection& reflection = *message.GetReflection();
+  std::vector<const google::protobuf::FieldDescriptor*> set;
+  reflection.ListFields(message, &set);
+  for (const google::protobuf::FieldDescriptor* x : set) {
+    if (!x->is_extension() || x->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) {
+      continue;
+    }
+    const int n = x->is_repeated() ? reflection.FieldSize(message, x) : 1;
+    for (int i = 0; i < n; ++i) {
+      const google::protobuf::Message& value = x->is_repeated()
+                                                   ? reflection.GetRepeatedMessage(message, x, i)
+                                                   : reflection.GetMessage(message, x);
+      if (!value.IsInitialized()) {
+        return absl::StrCat(x->full_name(), ": ", value.InitializationErrorString());
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace
 
 bool RecordDecoder::CheckRequired(const Column& s, size_t e) {
   if (!s.checks_required) return true;
@@ -525,6 +590,13 @@ bool RecordDecoder::CheckRequired(const Column& s, size_t e) {
     for (const FieldSlot& slot : s.dense_slots) named(slot);
     for (const auto& [number, slot] : s.sparse_slots) named(slot);
     return Fail(nullptr, absl::StrCat("missing required field ", name));
+  }
+  if (s.message_extensions && !extension_messages_.empty()) {
+    const auto it = extension_messages_.find({&s, e});
+    if (it != extension_messages_.end()) {
+      const std::string missing = UninitializedExtension(*it->second);
+      if (!missing.empty()) return Fail(nullptr, absl::StrCat("missing required field ", missing));
+    }
   }
   for (const auto& child : s.children) {
     const Column& c = *child;

@@ -10,9 +10,11 @@ namespace pbaccel {
 namespace internal {
 
 std::string FieldLabel(const google::protobuf::Descriptor* type, uint32_t number) {
-  if (const auto* f = type->FindFieldByNumber(static_cast<int>(number))) {
-    return absl::StrCat(f->full_name(), " (field ", number, ")");
+  const auto* f = type->FindFieldByNumber(static_cast<int>(number));
+  if (f == nullptr && type->IsExtensionNumber(static_cast<int>(number))) {
+    f = type->file()->pool()->FindExtensionByNumber(type, static_cast<int>(number));
   }
+  if (f != nullptr) return absl::StrCat(f->full_name(), " (field ", number, ")");
   return absl::StrCat("field ", number, " of ", type->full_name());
 }
 

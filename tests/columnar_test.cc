@@ -20,6 +20,7 @@
 #include "absl/types/span.h"
 #include "google/protobuf/descriptor.pb.h"
 #include "google/protobuf/dynamic_message.h"
+#include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "pbaccel/columnar.h"
 #include "pbaccel/internal/columnar_decode.h"
@@ -365,6 +366,139 @@ TEST_P(ColumnarTest, ClosedEnumsAsUpstream) {
   EXPECT_EQ(CompareColumnsWithUpstream(test2::Everything::default_instance(), everything), "");
   const absl::string_view maps2[] = {maps};
   EXPECT_EQ(CompareColumnsWithUpstream(test2::Maps2::default_instance(), maps2), "");
+}
+
+// Known extensions hold no column, but upstream parses them: a malformed one, or a message-typed
+// one missing a required field once its occurrences are merged, rejects the record. The
+// generated pool's extensions of Everything, and (from a pool of its own, as Python and Spark
+// users load types) message, group and closed-enum extensions.
+TEST_P(ColumnarTest, KnownExtensionsCheckedAsUpstream) {
+  google::protobuf::DescriptorPool pool;
+  google::protobuf::FileDescriptorProto test2_file;
+  test2::Everything::descriptor()->file()->CopyTo(&test2_file);
+  ASSERT_NE(pool.BuildFile(test2_file), nullptr);
+  google::protobuf::FileDescriptorProto extensions;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"pb(
+        name: "columnar_extensions_test.proto"
+        package: "pbaccel.test2x"
+        syntax: "proto2"
+        message_type {
+          name: "ExtGroup"
+          field { name: "id" number: 1 label: LABEL_REQUIRED type: TYPE_INT32 }
+        }
+        extension {
+          name: "ext_required"
+          number: 1003
+          label: LABEL_OPTIONAL
+          type: TYPE_MESSAGE
+          type_name: ".pbaccel.test2.Required2"
+          extendee: ".pbaccel.test2.Everything"
+        }
+        extension {
+          name: "ext_required_list"
+          number: 1004
+          label: LABEL_REPEATED
+          type: TYPE_MESSAGE
+          type_name: ".pbaccel.test2.Required2"
+          extendee: ".pbaccel.test2.Everything"
+        }
+        extension {
+          name: "extgroup"
+          number: 1005
+          label: LABEL_OPTIONAL
+          type: TYPE_GROUP
+          type_name: ".pbaccel.test2x.ExtGroup"
+          extendee: ".pbaccel.test2.Everything"
+        }
+        extension {
+          name: "ext_closed"
+          number: 1006
+          label: LABEL_REPEATED
+          type: TYPE_ENUM
+          type_name: ".pbaccel.test2.Closed"
+          extendee: ".pbaccel.test2.Everything"
+          options { packed: true }
+        }
+      )pb",
+      &extensions));
+  extensions.add_dependency(test2_file.name());
+  ASSERT_NE(pool.BuildFile(extensions), nullptr);
+  google::protobuf::DynamicMessageFactory factory(&pool);
+  const Message& dynamic =
+      *factory.GetPrototype(pool.FindMessageTypeByName("pbaccel.test2.Everything"));
+
+  std::string req;  // req = 1: every record has it.
+  testing::AppendTag(1, 0, &req);
+  testing::AppendVarint(1, &req);
+  auto length_delimited = [](int number, const std::string& payload) {
+    std::string out;
+    testing::AppendTag(static_cast<uint64_t>(number), 2, &out);
+    return out + testing::Varint(payload.size()) + payload;
+  };
+  auto varint_field = [](int number, uint64_t value) {
+    std::string out;
+    testing::AppendTag(static_cast<uint64_t>(number), 0, &out);
+    testing::AppendVarint(value, &out);
+    return out;
+  };
+  const std::string id = varint_field(1, 5);             // Required2.id / ExtGroup.id
+  const std::string note = length_delimited(2, "note");  // Required2.note
+  std::string group_start, group_end;
+  testing::AppendTag(1005, 3, &group_start);
+  testing::AppendTag(1005, 4, &group_end);
+  struct Case {
+    const char* what;
+    std::string record;
+    bool accepted;  // By upstream (CompareColumnsWithUpstream checks the decoder agrees).
+  };
+  const Case cases[] = {
+      {"ext_packed", req + length_delimited(1000, testing::EncodePacked({1, 300})), true},
+      {"ext_packed unpacked", req + varint_field(1000, 7), true},
+      {"ext_packed truncated varint", req + length_delimited(1000, "\x80"), false},
+      {"ext_packed of another wire type: unknown", req + "\xc5\x3e\x01\x02\x03\x04", true},
+      {"ext_leaf", req + length_delimited(1001, varint_field(1, 3)), true},
+      {"ext_leaf malformed", req + length_delimited(1001, "\x08\x80"), false},
+      {"ext_leaf truncated tag", req + length_delimited(1001, "\x80"), false},
+      {"ext_required", req + length_delimited(1003, id), true},
+      {"ext_required without id", req + length_delimited(1003, note), false},
+      {"ext_required, id in a later occurrence",
+       req + length_delimited(1003, note) + length_delimited(1003, id), true},
+      {"ext_required_list, one without id",
+       req + length_delimited(1004, id + note) + length_delimited(1004, note), false},
+      {"extgroup", req + group_start + id + group_end, true},
+      {"extgroup without id", req + group_start + group_end, false},
+      {"extgroup without its end", req + group_start + id, false},
+      {"ext_closed with an unknown value",
+       req + length_delimited(1006, testing::EncodePacked({1, 99})), true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    const absl::string_view one[] = {c.record};
+    std::unique_ptr<Message> upstream(dynamic.New());
+    EXPECT_EQ(upstream->ParseFromString(c.record), c.accepted);
+    EXPECT_EQ(CompareColumnsWithUpstream(dynamic, one), "");
+    EXPECT_EQ(CompareColumnsWithUpstream(test2::Everything::default_instance(), one), "");
+  }
+  // The error names the record, the extension and where it starts.
+  const absl::string_view bad[] = {cases[0].record, cases[2].record};
+  ArrowRecordBatch out;
+  const absl::Status status = DecodeToArrow(test2::Everything::descriptor(), bad, ColumnarOptions(),
+                                            &out.schema, &out.array);
+  EXPECT_EQ(status.message(),
+            absl::StrCat("record 1 (pbaccel.test2.Everything): extension rejected by protobuf: "
+                         "in pbaccel.test2.ext_packed (field 1000) at byte ",
+                         req.size()));
+  const absl::string_view missing[] = {cases[8].record};
+  const absl::Status required =
+      DecodeToArrow(dynamic.GetDescriptor(), missing, ColumnarOptions(), &out.schema, &out.array);
+  EXPECT_TRUE(absl::StrContains(required.message(),
+                                "missing required field pbaccel.test2x.ext_required: id"))
+      << required;
+  // A selection leaves extensions, as every field it does not name, checked as wire data only.
+  EXPECT_TRUE(
+      DecodeToArrow(test2::Everything::descriptor(), bad, Select({"str"}), &out.schema, &out.array)
+          .ok());
 }
 
 TEST_P(ColumnarTest, ErrorNamesRecordFieldAndOffset) {

@@ -36,11 +36,13 @@
 // wins; occurrences of a singular message merge; a oneof holds its last member (a message member
 // set again after another one starts afresh); a later map entry replaces one with the same key; a
 // closed enum's unknown value leaves the field as it was (a repeated field drops it; a map drops
-// the entry); unknown fields and extensions are ignored. A record is accepted exactly when
-// upstream's ParseFromString accepts it: malformed wire data, invalid UTF-8 in a string that
-// requires it, nesting deeper than upstream's limit (100) and missing required fields are errors.
-// (With a selection, unselected fields are checked as wire data only: they are skipped, not
-// parsed, and upstream would parse them.)
+// the entry); unknown fields are ignored, and so are extensions (no column holds them), but an
+// extension the type's pool knows is parsed as upstream parses it. A record is accepted exactly
+// when upstream's ParseFromString accepts it: malformed wire data (a known extension's value
+// too), invalid UTF-8 in a string that requires it, nesting deeper than upstream's limit (100) and
+// missing required fields (a message-typed extension's too) are errors. (With a selection,
+// unselected fields and the extensions of a message not selected whole are checked as wire data
+// only: they are skipped, not parsed, and upstream would parse them.)
 //
 // Packed fields are decoded by the kernel chosen for this CPU (pbaccel/kernels.h) straight into
 // the column's values buffer, which grows geometrically; records are read by the wire reader every

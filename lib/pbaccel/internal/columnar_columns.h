@@ -161,6 +161,7 @@ enum class Action : uint8_t {
   kMessage,      // A singular submessage: merged into its struct row.
   kMessageList,  // A repeated one: a new struct element.
   kMap,          // A map entry: a new entry, one per key.
+  kExtension,    // A known extension (never a column): checked as upstream's parse checks it.
 };
 
 inline constexpr uint8_t kNoField = 0xFF;
@@ -222,8 +223,10 @@ struct Column {
   bool group = false;       // Encoded as a group (start/end tags) instead of length-delimited.
   bool serialized = false;  // A recursive message kept as its bytes (binary).
   bool delta = false;       // ColumnarOptions::delta_fields: lists become running sums.
-  // Whether closing a struct row checks required fields: its own, or a singular submessage's.
+  // Whether closing a struct row checks required fields: its own, its message-typed extensions'
+  // (message_extensions) or a singular submessage's.
   bool checks_required = false;
+  bool message_extensions = false;  // The type has known extensions of message type.
   int required_count = 0;
   // kStruct and kMap (key, value): field numbers to slots, and the children.
   std::vector<FieldSlot> dense_slots;    // By field number, below its size.

@@ -13,7 +13,9 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/string_view.h"
 #include "google/protobuf/dynamic_message.h"
@@ -69,8 +71,16 @@ class RecordDecoder {
                         int depth, const char** next);
   bool DecodeMapEntry(Column& c, const WireField& f, int depth);
   bool CheckSerialized(const Column& c, absl::string_view bytes, int depth);
+  // Known extension `f` of struct row `e` of `s`, at nesting `depth`: parsed by upstream into the
+  // row's extension message (extension_messages_), as upstream's parse of the record would.
+  bool CheckExtension(const Column& s, size_t e, const WireField& f, const char* end, int depth,
+                      const char** next);
   bool CheckRequired(const Column& s, size_t e);
   void ClearOneof(Column& s, size_t e, int oneof, const Column* keep);
+  // Upstream's prototype of `type` (generated, or from factory_).
+  const google::protobuf::Message& Prototype(const google::protobuf::Descriptor* type);
+  // Drops the extension messages of `c`'s rows and of every column below it.
+  void ForgetExtensions(const Column& c);
 
   bool Fail(const char* at, const std::string& what);
   bool FailAt(const char* at, const char* what, const Column& s, uint32_t number);
@@ -87,6 +97,11 @@ class RecordDecoder {
   bool dropped_entry_ = false;   // A closed enum's unknown value in the entry being decoded.
   uint64_t general_fields_ = 0;  // GeneralPathFieldsForTesting's share.
   std::unique_ptr<google::protobuf::DynamicMessageFactory> factory_;  // Serialized columns.
+  // This record's known extensions, per struct row (column, element): each row's occurrences
+  // merged into one message of the row's type, as upstream merges them, so that closing the row
+  // can check the message-typed ones initialized. Empty unless the record holds one.
+  absl::flat_hash_map<std::pair<const Column*, size_t>, std::unique_ptr<google::protobuf::Message>>
+      extension_messages_;
 };
 
 }  // namespace columnar

@@ -17,8 +17,9 @@
 namespace pbaccel {
 namespace internal {
 
-// "pkg.Msg.field (field 3)" when msg is a full Message whose descriptor knows field 3, else
-// "field 3 of pkg.Msg" (lite messages, unknown fields).
+// "pkg.Msg.field (field 3)" when msg is a full Message whose descriptor knows field 3 (or its
+// pool an extension numbered 3: "pkg.ext (field 3)"), else "field 3 of pkg.Msg" (lite messages,
+// unknown fields).
 std::string FieldLabel(const google::protobuf::MessageLite& msg, uint32_t number);
 // The same for a type known by its descriptor (the columnar decoder's).
 std::string FieldLabel(const google::protobuf::Descriptor* type, uint32_t number);
