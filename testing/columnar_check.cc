@@ -15,6 +15,7 @@
 #include "absl/strings/string_view.h"
 #include "google/protobuf/dynamic_message.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "pbaccel/internal/protobuf_compat.h"
 #include "pbaccel/internal/utf8_replace.h"
 
 namespace pbaccel {
@@ -341,6 +342,8 @@ std::string CheckArrowLayout(const ArrowSchema& schema, const ArrowArray& array)
 std::string CompareColumnsWithUpstream(const google::protobuf::Message& prototype,
                                        absl::Span<const absl::string_view> records,
                                        const ColumnarOptions& options) {
+  // Upstream logs each record it rejects for missing required fields.
+  internal::compat::ScopedUpstreamLogHandler quiet(&internal::compat::DropLogLine);
   std::vector<std::unique_ptr<Message>> upstream;
   int64_t first_rejected = -1;
   for (size_t i = 0; i < records.size(); ++i) {
