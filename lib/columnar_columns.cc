@@ -272,6 +272,14 @@ class Builder {
         slots.emplace_back(static_cast<uint32_t>(x->number()), slot);
         if (x->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) s->message_extensions = true;
       }
+      if (d->options().message_set_wire_format() && !extensions.empty()) {
+        // A MessageSet's extensions come as items too (group 1: type_id, message), which
+        // upstream parses when it knows the type_id: checked whole, each item as one extension.
+        FieldSlot item;
+        item.wire_type = static_cast<uint8_t>(WireType::kStartGroup);
+        item.action = Action::kExtension;
+        slots.emplace_back(1, item);
+      }
     }
     for (const auto& [f, sub] : selected) {
       const bool named_before =

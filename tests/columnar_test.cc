@@ -501,6 +501,95 @@ TEST_P(ColumnarTest, KnownExtensionsCheckedAsUpstream) {
           .ok());
 }
 
+// A MessageSet's extensions come as items (group 1: type_id, message) as well as fields; upstream
+// parses the items whose type_id it knows.
+TEST_P(ColumnarTest, MessageSetItemsCheckedAsUpstream) {
+  google::protobuf::DescriptorPool pool;
+  google::protobuf::FileDescriptorProto test2_file;
+  test2::Everything::descriptor()->file()->CopyTo(&test2_file);
+  ASSERT_NE(pool.BuildFile(test2_file), nullptr);
+  google::protobuf::FileDescriptorProto file;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"pb(
+        name: "columnar_message_set_test.proto"
+        package: "pbaccel.test2x"
+        syntax: "proto2"
+        message_type {
+          name: "Set"
+          options { message_set_wire_format: true }
+          extension_range { start: 4 end: 536870912 }
+        }
+        message_type {
+          name: "Holder"
+          field {
+            name: "set"
+            number: 1
+            label: LABEL_OPTIONAL
+            type: TYPE_MESSAGE
+            type_name: ".pbaccel.test2x.Set"
+          }
+          field { name: "x" number: 2 label: LABEL_OPTIONAL type: TYPE_INT32 }
+        }
+        extension {
+          name: "in_set"
+          number: 100
+          label: LABEL_OPTIONAL
+          type: TYPE_MESSAGE
+          type_name: ".pbaccel.test2.Required2"
+          extendee: ".pbaccel.test2x.Set"
+        }
+      )pb",
+      &file));
+  file.add_dependency(test2_file.name());
+  ASSERT_NE(pool.BuildFile(file), nullptr);
+  google::protobuf::DynamicMessageFactory factory(&pool);
+  const Message& holder =
+      *factory.GetPrototype(pool.FindMessageTypeByName("pbaccel.test2x.Holder"));
+
+  auto length_delimited = [](int number, const std::string& payload) {
+    std::string out;
+    testing::AppendTag(static_cast<uint64_t>(number), 2, &out);
+    return out + testing::Varint(payload.size()) + payload;
+  };
+  auto varint_field = [](int number, uint64_t value) {
+    std::string out;
+    testing::AppendTag(static_cast<uint64_t>(number), 0, &out);
+    testing::AppendVarint(value, &out);
+    return out;
+  };
+  auto item = [&](uint64_t type_id, const std::string& message) {
+    std::string out;
+    testing::AppendTag(1, 3, &out);
+    out += varint_field(2, type_id) + length_delimited(3, message);
+    testing::AppendTag(1, 4, &out);
+    return out;
+  };
+  auto in_holder = [&](const std::string& set) {
+    return length_delimited(1, set) + varint_field(2, 7);
+  };
+  const std::string id = varint_field(1, 5);  // Required2.id
+  struct Case {
+    const char* what;
+    std::string record;
+    bool accepted;
+  };
+  const Case cases[] = {
+      {"an item", in_holder(item(100, id)), true},
+      {"an item of an unknown type_id", in_holder(item(200, "\x80")), true},
+      {"an item whose message is malformed", in_holder(item(100, "\x08\x80")), false},
+      {"an item whose message lacks a required field", in_holder(item(100, "")), false},
+      {"the extension as a field", in_holder(length_delimited(100, id)), true},
+      {"the extension as a field, malformed", in_holder(length_delimited(100, "\x08")), false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    const absl::string_view one[] = {c.record};
+    std::unique_ptr<Message> upstream(holder.New());
+    EXPECT_EQ(upstream->ParseFromString(c.record), c.accepted);
+    EXPECT_EQ(CompareColumnsWithUpstream(holder, one), "");
+  }
+}
+
 TEST_P(ColumnarTest, ErrorNamesRecordFieldAndOffset) {
   test2::Everything ok;
   ok.set_req(1);
