@@ -26,6 +26,7 @@
 #include "pbaccel/internal/columnar_decode.h"
 #include "pbaccel/internal/columnar_memory.h"
 #include "pbaccel/internal/kernel_registry.h"
+#include "pbaccel/internal/protobuf_compat.h"
 #include "pbaccel/internal/utf8_replace.h"
 #include "pbaccel/testing/columnar_check.h"
 #include "pbaccel/testing/every_kernel.h"
@@ -368,17 +369,59 @@ TEST_P(ColumnarTest, ClosedEnumsAsUpstream) {
   EXPECT_EQ(CompareColumnsWithUpstream(test2::Maps2::default_instance(), maps2), "");
 }
 
+// A field of `number`: length-delimited with `payload`, or a varint.
+std::string LengthDelimitedField(int number, const std::string& payload) {
+  std::string out;
+  testing::AppendTag(static_cast<uint64_t>(number), 2, &out);
+  return out + testing::Varint(payload.size()) + payload;
+}
+std::string VarintField(int number, uint64_t value) {
+  std::string out;
+  testing::AppendTag(static_cast<uint64_t>(number), 0, &out);
+  testing::AppendVarint(value, &out);
+  return out;
+}
+
+// Builds parser_test2.proto into `pool`, then `file_text` (a FileDescriptorProto in text format,
+// depending on it): types of a pool of their own, as Python and Spark users load them.
+bool BuildWithTest2(const char* file_text, google::protobuf::DescriptorPool* pool) {
+  google::protobuf::FileDescriptorProto test2_file, file;
+  test2::Everything::descriptor()->file()->CopyTo(&test2_file);
+  if (pool->BuildFile(test2_file) == nullptr ||
+      !google::protobuf::TextFormat::ParseFromString(file_text, &file)) {
+    return false;
+  }
+  file.add_dependency(test2_file.name());
+  return pool->BuildFile(file) != nullptr;
+}
+
+// A record, and whether upstream accepts it as the type the test names.
+struct RecordCase {
+  const char* what;
+  std::string record;
+  bool accepted;
+};
+
+// Upstream decides `c` as `type` as the case says, and the columns agree with upstream.
+void ExpectColumnsAsUpstream(const Message& type, const RecordCase& c) {
+  SCOPED_TRACE(c.what);
+  {
+    // Upstream logs each record it rejects for a missing required field.
+    internal::compat::ScopedUpstreamLogHandler quiet(&internal::compat::DropLogLine);
+    std::unique_ptr<Message> upstream(type.New());
+    EXPECT_EQ(upstream->ParseFromString(c.record), c.accepted);
+  }
+  const absl::string_view one[] = {c.record};
+  EXPECT_EQ(CompareColumnsWithUpstream(type, one), "");
+}
+
 // Known extensions hold no column, but upstream parses them: a malformed one, or a message-typed
 // one missing a required field once its occurrences are merged, rejects the record. The
 // generated pool's extensions of Everything, and (from a pool of its own, as Python and Spark
 // users load types) message, group and closed-enum extensions.
 TEST_P(ColumnarTest, KnownExtensionsCheckedAsUpstream) {
   google::protobuf::DescriptorPool pool;
-  google::protobuf::FileDescriptorProto test2_file;
-  test2::Everything::descriptor()->file()->CopyTo(&test2_file);
-  ASSERT_NE(pool.BuildFile(test2_file), nullptr);
-  google::protobuf::FileDescriptorProto extensions;
-  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+  ASSERT_TRUE(BuildWithTest2(
       R"pb(
         name: "columnar_extensions_test.proto"
         package: "pbaccel.test2x"
@@ -421,9 +464,7 @@ TEST_P(ColumnarTest, KnownExtensionsCheckedAsUpstream) {
           options { packed: true }
         }
       )pb",
-      &extensions));
-  extensions.add_dependency(test2_file.name());
-  ASSERT_NE(pool.BuildFile(extensions), nullptr);
+      &pool));
   google::protobuf::DynamicMessageFactory factory(&pool);
   const Message& dynamic =
       *factory.GetPrototype(pool.FindMessageTypeByName("pbaccel.test2.Everything"));
@@ -431,54 +472,36 @@ TEST_P(ColumnarTest, KnownExtensionsCheckedAsUpstream) {
   std::string req;  // req = 1: every record has it.
   testing::AppendTag(1, 0, &req);
   testing::AppendVarint(1, &req);
-  auto length_delimited = [](int number, const std::string& payload) {
-    std::string out;
-    testing::AppendTag(static_cast<uint64_t>(number), 2, &out);
-    return out + testing::Varint(payload.size()) + payload;
-  };
-  auto varint_field = [](int number, uint64_t value) {
-    std::string out;
-    testing::AppendTag(static_cast<uint64_t>(number), 0, &out);
-    testing::AppendVarint(value, &out);
-    return out;
-  };
-  const std::string id = varint_field(1, 5);             // Required2.id / ExtGroup.id
-  const std::string note = length_delimited(2, "note");  // Required2.note
+  const std::string id = VarintField(1, 5);                  // Required2.id / ExtGroup.id
+  const std::string note = LengthDelimitedField(2, "note");  // Required2.note
   std::string group_start, group_end;
   testing::AppendTag(1005, 3, &group_start);
   testing::AppendTag(1005, 4, &group_end);
-  struct Case {
-    const char* what;
-    std::string record;
-    bool accepted;  // By upstream (CompareColumnsWithUpstream checks the decoder agrees).
-  };
-  const Case cases[] = {
-      {"ext_packed", req + length_delimited(1000, testing::EncodePacked({1, 300})), true},
-      {"ext_packed unpacked", req + varint_field(1000, 7), true},
-      {"ext_packed truncated varint", req + length_delimited(1000, "\x80"), false},
+  const RecordCase cases[] = {
+      {"ext_packed", req + LengthDelimitedField(1000, testing::EncodePacked({1, 300})), true},
+      {"ext_packed unpacked", req + VarintField(1000, 7), true},
+      {"ext_packed truncated varint", req + LengthDelimitedField(1000, "\x80"), false},
       {"ext_packed of another wire type: unknown", req + "\xc5\x3e\x01\x02\x03\x04", true},
-      {"ext_leaf", req + length_delimited(1001, varint_field(1, 3)), true},
-      {"ext_leaf malformed", req + length_delimited(1001, "\x08\x80"), false},
-      {"ext_leaf truncated tag", req + length_delimited(1001, "\x80"), false},
-      {"ext_required", req + length_delimited(1003, id), true},
-      {"ext_required without id", req + length_delimited(1003, note), false},
+      {"ext_leaf", req + LengthDelimitedField(1001, VarintField(1, 3)), true},
+      {"ext_leaf malformed", req + LengthDelimitedField(1001, "\x08\x80"), false},
+      {"ext_leaf truncated tag", req + LengthDelimitedField(1001, "\x80"), false},
+      {"ext_required", req + LengthDelimitedField(1003, id), true},
+      {"ext_required without id", req + LengthDelimitedField(1003, note), false},
       {"ext_required, id in a later occurrence",
-       req + length_delimited(1003, note) + length_delimited(1003, id), true},
+       req + LengthDelimitedField(1003, note) + LengthDelimitedField(1003, id), true},
       {"ext_required_list, one without id",
-       req + length_delimited(1004, id + note) + length_delimited(1004, note), false},
+       req + LengthDelimitedField(1004, id + note) + LengthDelimitedField(1004, note), false},
       {"extgroup", req + group_start + id + group_end, true},
       {"extgroup without id", req + group_start + group_end, false},
       {"extgroup without its end", req + group_start + id, false},
       {"ext_closed with an unknown value",
-       req + length_delimited(1006, testing::EncodePacked({1, 99})), true},
+       req + LengthDelimitedField(1006, testing::EncodePacked({1, 99})), true},
   };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(c.what);
+  for (const RecordCase& c : cases) {
+    ExpectColumnsAsUpstream(dynamic, c);
+    // The generated type knows only ext_packed, ext_leaf and ext_unpacked.
     const absl::string_view one[] = {c.record};
-    std::unique_ptr<Message> upstream(dynamic.New());
-    EXPECT_EQ(upstream->ParseFromString(c.record), c.accepted);
-    EXPECT_EQ(CompareColumnsWithUpstream(dynamic, one), "");
-    EXPECT_EQ(CompareColumnsWithUpstream(test2::Everything::default_instance(), one), "");
+    EXPECT_EQ(CompareColumnsWithUpstream(test2::Everything::default_instance(), one), "") << c.what;
   }
   // The error names the record, the extension and where it starts.
   const absl::string_view bad[] = {cases[0].record, cases[2].record};
@@ -505,11 +528,7 @@ TEST_P(ColumnarTest, KnownExtensionsCheckedAsUpstream) {
 // parses the items whose type_id it knows.
 TEST_P(ColumnarTest, MessageSetItemsCheckedAsUpstream) {
   google::protobuf::DescriptorPool pool;
-  google::protobuf::FileDescriptorProto test2_file;
-  test2::Everything::descriptor()->file()->CopyTo(&test2_file);
-  ASSERT_NE(pool.BuildFile(test2_file), nullptr);
-  google::protobuf::FileDescriptorProto file;
-  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+  ASSERT_TRUE(BuildWithTest2(
       R"pb(
         name: "columnar_message_set_test.proto"
         package: "pbaccel.test2x"
@@ -539,55 +558,31 @@ TEST_P(ColumnarTest, MessageSetItemsCheckedAsUpstream) {
           extendee: ".pbaccel.test2x.Set"
         }
       )pb",
-      &file));
-  file.add_dependency(test2_file.name());
-  ASSERT_NE(pool.BuildFile(file), nullptr);
+      &pool));
   google::protobuf::DynamicMessageFactory factory(&pool);
   const Message& holder =
       *factory.GetPrototype(pool.FindMessageTypeByName("pbaccel.test2x.Holder"));
 
-  auto length_delimited = [](int number, const std::string& payload) {
-    std::string out;
-    testing::AppendTag(static_cast<uint64_t>(number), 2, &out);
-    return out + testing::Varint(payload.size()) + payload;
-  };
-  auto varint_field = [](int number, uint64_t value) {
-    std::string out;
-    testing::AppendTag(static_cast<uint64_t>(number), 0, &out);
-    testing::AppendVarint(value, &out);
-    return out;
-  };
   auto item = [&](uint64_t type_id, const std::string& message) {
     std::string out;
     testing::AppendTag(1, 3, &out);
-    out += varint_field(2, type_id) + length_delimited(3, message);
+    out += VarintField(2, type_id) + LengthDelimitedField(3, message);
     testing::AppendTag(1, 4, &out);
     return out;
   };
   auto in_holder = [&](const std::string& set) {
-    return length_delimited(1, set) + varint_field(2, 7);
+    return LengthDelimitedField(1, set) + VarintField(2, 7);
   };
-  const std::string id = varint_field(1, 5);  // Required2.id
-  struct Case {
-    const char* what;
-    std::string record;
-    bool accepted;
-  };
-  const Case cases[] = {
+  const std::string id = VarintField(1, 5);  // Required2.id
+  const RecordCase cases[] = {
       {"an item", in_holder(item(100, id)), true},
       {"an item of an unknown type_id", in_holder(item(200, "\x80")), true},
       {"an item whose message is malformed", in_holder(item(100, "\x08\x80")), false},
       {"an item whose message lacks a required field", in_holder(item(100, "")), false},
-      {"the extension as a field", in_holder(length_delimited(100, id)), true},
-      {"the extension as a field, malformed", in_holder(length_delimited(100, "\x08")), false},
+      {"the extension as a field", in_holder(LengthDelimitedField(100, id)), true},
+      {"the extension as a field, malformed", in_holder(LengthDelimitedField(100, "\x08")), false},
   };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(c.what);
-    const absl::string_view one[] = {c.record};
-    std::unique_ptr<Message> upstream(holder.New());
-    EXPECT_EQ(upstream->ParseFromString(c.record), c.accepted);
-    EXPECT_EQ(CompareColumnsWithUpstream(holder, one), "");
-  }
+  for (const RecordCase& c : cases) ExpectColumnsAsUpstream(holder, c);
 }
 
 TEST_P(ColumnarTest, ErrorNamesRecordFieldAndOffset) {
