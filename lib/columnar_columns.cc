@@ -146,11 +146,12 @@ void SetAction(Column* c, FieldSlot* slot) {
 FastTag FastTagFor(const FieldSlot& slot, uint8_t wire_type) {
   const Column* c = slot.column;
   const bool length_delimited = wire_type == static_cast<uint8_t>(WireType::kLengthDelimited);
-  if (c == nullptr) {  // Unselected (in no oneof, not required), or a number the type lacks.
-    const bool skipped = slot.field == nullptr ||
-                         (slot.wire_type == wire_type && slot.oneof < 0 && slot.required_bit < 0);
-    return length_delimited && skipped && slot.action != Action::kExtension ? FastTag::kSkipLength
-                                                                            : FastTag::kGeneral;
+  if (c == nullptr) {  // Unselected (in no oneof, not required, no extension), or a number the
+                       // type lacks.
+    const bool skipped = slot.action != Action::kExtension &&
+                         (slot.field == nullptr ||
+                          (slot.wire_type == wire_type && slot.oneof < 0 && slot.required_bit < 0));
+    return length_delimited && skipped ? FastTag::kSkipLength : FastTag::kGeneral;
   }
   if (!slot.plain) return FastTag::kGeneral;
   const bool varint_values = c->conversion < Conversion::kFixed32;

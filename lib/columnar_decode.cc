@@ -358,12 +358,7 @@ bool RecordDecoder::DecodeFields(Column& s, size_t e, const char* p, const char*
                            (wire_type != slot->wire_type &&
                             !(slot->packable && f.wire_type == WireType::kLengthDelimited)))) {
       // Unknown to the type, or of another wire type than the field's: an unknown field.
-      if (f.wire_type == WireType::kStartGroup) {
-        const absl::StatusOr<size_t> body = SkipField(
-            absl::string_view(next, static_cast<size_t>(end - next)), (f.number << 3) | 3, depth);
-        if (!body.ok()) return FailAt(f.tag, "malformed group", s, f.number);
-        next += *body;
-      }
+      if (!PastGroupBody(s, f, end, depth, &next)) return false;
       p = next;
       continue;
     }
@@ -406,26 +401,26 @@ bool RecordDecoder::DecodeField(Column& s, size_t e, const FieldSlot& slot, cons
                                                                     << (slot.required_bit & 63);
   }
   if (slot.column != nullptr) return Apply(s, e, slot, f, end, depth, next);
-  if (slot.action == Action::kExtension) return CheckExtension(s, e, f, end, depth, next);
-  // Not selected: skipped, a group with its body.
-  if (f.wire_type == WireType::kStartGroup) {
-    const absl::StatusOr<size_t> body = SkipField(
-        absl::string_view(*next, static_cast<size_t>(end - *next)), (f.number << 3) | 3, depth);
-    if (!body.ok()) return FailAt(f.tag, "malformed group", s, f.number);
-    *next += *body;
-  }
-  return true;
+  // Not selected, or a known extension: past the field (a group with its body); an extension is
+  // then parsed by upstream.
+  if (!PastGroupBody(s, f, end, depth, next)) return false;
+  return slot.action != Action::kExtension || CheckExtension(s, e, f, *next, depth);
+}
+
+bool RecordDecoder::PastGroupBody(const Column& s, const WireField& f, const char* end, int depth,
+                                  const char** next) {
+  if (f.wire_type != WireType::kStartGroup) return true;
+  *next = SkipGroupBody(*next, end, f.number, depth);
+  return *next != nullptr || FailAt(f.tag, "malformed group", s, f.number);
 }
 
 bool RecordDecoder::DecodeSerialized(Column& s, Column& c, size_t e, const WireField& f,
                                      const char* end, int depth, const char** next) {
   absl::string_view bytes(f.payload, static_cast<size_t>(f.varint));
   if (c.group) {
-    const absl::StatusOr<size_t> body = SkipField(
-        absl::string_view(f.value, static_cast<size_t>(end - f.value)), (f.number << 3) | 3, depth);
-    if (!body.ok()) return FailAt(f.tag, "malformed group", s, f.number);
-    *next = f.value + *body;
-    bytes = absl::string_view(f.value, *body - EndGroupTagSize(f.number));
+    if (!PastGroupBody(s, f, end, depth, next)) return false;
+    bytes = absl::string_view(f.value,
+                              static_cast<size_t>(*next - f.value) - EndGroupTagSize(f.number));
   }
   if (!CheckSerialized(c, bytes, depth)) {
     return FailAt(f.tag, "submessage rejected by protobuf:", s, f.number);
@@ -523,20 +518,14 @@ bool RecordDecoder::CheckSerialized(const Column& c, absl::string_view bytes, in
          message->IsInitialized();
 }
 
-bool RecordDecoder::CheckExtension(const Column& s, size_t e, const WireField& f, const char* end,
-                                   int depth, const char** next) {
-  if (f.wire_type == WireType::kStartGroup) {  // The group's body and end-group tag too.
-    const absl::StatusOr<size_t> body = SkipField(
-        absl::string_view(*next, static_cast<size_t>(end - *next)), (f.number << 3) | 3, depth);
-    if (!body.ok()) return FailAt(f.tag, "malformed group", s, f.number);
-    *next += *body;
-  }
+bool RecordDecoder::CheckExtension(const Column& s, size_t e, const WireField& f,
+                                   const char* field_end, int depth) {
   std::unique_ptr<google::protobuf::Message>& message = extension_messages_[{&s, e}];
   if (message == nullptr) message.reset(Prototype(s.message_type).New());
   // The field alone, parsed into the row's message as the record's parse would reach it: at the
   // row's nesting depth.
   google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(f.tag),
-                                            static_cast<int>(*next - f.tag));
+                                            static_cast<int>(field_end - f.tag));
   in.SetRecursionLimit(budget_ - depth);
   if (!message->MergePartialFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
     return FailAt(f.tag, "extension rejected by protobuf:", s, f.number);

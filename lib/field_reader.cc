@@ -76,9 +76,9 @@ absl::StatusOr<const char*> ReadWholeFieldOrError(const char* p, const char* end
 }  // namespace
 
 namespace internal {
-const char* SkipGroupBody(const char* p, const char* end, uint32_t number) {
+const char* SkipGroupBody(const char* p, const char* end, uint32_t number, int depth) {
   const absl::StatusOr<size_t> body =
-      SkipField(absl::string_view(p, static_cast<size_t>(end - p)), (number << 3) | 3);
+      SkipField(absl::string_view(p, static_cast<size_t>(end - p)), (number << 3) | 3, depth);
   return body.ok() ? p + *body : nullptr;
 }
 }  // namespace internal

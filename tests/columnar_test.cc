@@ -430,6 +430,31 @@ TEST_P(ColumnarTest, KnownExtensionsCheckedAsUpstream) {
           name: "ExtGroup"
           field { name: "id" number: 1 label: LABEL_REQUIRED type: TYPE_INT32 }
         }
+        message_type {
+          name: "Extended"
+          extension_range { start: 100 end: 200 }
+        }
+        message_type {
+          name: "Choice"
+          oneof_decl { name: "c" }
+          field {
+            name: "a"
+            number: 1
+            label: LABEL_OPTIONAL
+            type: TYPE_MESSAGE
+            type_name: ".pbaccel.test2x.Extended"
+            oneof_index: 0
+          }
+          field { name: "b" number: 2 label: LABEL_OPTIONAL type: TYPE_INT32 oneof_index: 0 }
+        }
+        extension {
+          name: "in_extended"
+          number: 100
+          label: LABEL_OPTIONAL
+          type: TYPE_MESSAGE
+          type_name: ".pbaccel.test2.Required2"
+          extendee: ".pbaccel.test2x.Extended"
+        }
         extension {
           name: "ext_required"
           number: 1003
@@ -522,6 +547,20 @@ TEST_P(ColumnarTest, KnownExtensionsCheckedAsUpstream) {
   EXPECT_TRUE(
       DecodeToArrow(test2::Everything::descriptor(), bad, Select({"str"}), &out.schema, &out.array)
           .ok());
+
+  // A oneof's message member set again after another member starts afresh, its extensions too.
+  const Message& choice =
+      *factory.GetPrototype(pool.FindMessageTypeByName("pbaccel.test2x.Choice"));
+  const auto a = [&](const std::string& required2) {
+    return LengthDelimitedField(1, LengthDelimitedField(100, required2));
+  };
+  const std::string b = VarintField(2, 1);
+  const RecordCase oneof_cases[] = {
+      {"a's extension merged", a(note) + a(id), true},
+      {"a's extension with id, then b, then a's without", a(id) + b + a(note), false},
+      {"a's extension without id, then b, then a's with", a(note) + b + a(id), true},
+  };
+  for (const RecordCase& c : oneof_cases) ExpectColumnsAsUpstream(choice, c);
 }
 
 // A MessageSet's extensions come as items (group 1: type_id, message) as well as fields; upstream

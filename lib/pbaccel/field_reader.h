@@ -86,9 +86,10 @@ inline const char* ReadWholeField(const char* p, const char* end, WireField* fie
                                   WireError* error);
 
 // The byte after the body and end tag of group `number`, whose start tag ends at p (SkipField's
-// rules), or nullptr. Out of line: groups are rare, and its StatusOr inlined into ReadWholeField's
-// callers would enlarge frames that sit on top of every nesting level.
-const char* SkipGroupBody(const char* p, const char* end, uint32_t number);
+// rules, `depth` levels already open), or nullptr. Out of line: groups are rare, and its StatusOr
+// inlined into ReadWholeField's callers would enlarge frames that sit on top of every nesting
+// level.
+const char* SkipGroupBody(const char* p, const char* end, uint32_t number, int depth = 0);
 }  // namespace internal
 
 // Reads fields one by one:

@@ -71,10 +71,16 @@ class RecordDecoder {
                         int depth, const char** next);
   bool DecodeMapEntry(Column& c, const WireField& f, int depth);
   bool CheckSerialized(const Column& c, absl::string_view bytes, int depth);
-  // Known extension `f` of struct row `e` of `s`, at nesting `depth`: parsed by upstream into the
-  // row's extension message (extension_messages_), as upstream's parse of the record would.
-  bool CheckExtension(const Column& s, size_t e, const WireField& f, const char* end, int depth,
-                      const char** next);
+  // Known extension `f` of struct row `e` of `s` (its bytes from its tag to `field_end`), at
+  // nesting `depth`: parsed by upstream into the row's extension message (extension_messages_),
+  // as upstream's parse of the record would.
+  bool CheckExtension(const Column& s, size_t e, const WireField& f, const char* field_end,
+                      int depth);
+  // Past a group's body and end-group tag (SkipGroupBody, field_reader.h) when `f` starts a
+  // group (*next: the byte after its tag, as the wire reader leaves it); any other field is
+  // already whole.
+  bool PastGroupBody(const Column& s, const WireField& f, const char* end, int depth,
+                     const char** next);
   bool CheckRequired(const Column& s, size_t e);
   void ClearOneof(Column& s, size_t e, int oneof, const Column* keep);
   // Upstream's prototype of `type` (generated, or from factory_).
