@@ -36,7 +36,9 @@
 //     other shape is wider than the paper's: every varint ending within the 12 bytes, up to four
 //     of 1-10 bytes, one per 32-bit lane (bytes 1-4 by the control, byte 5 by the same control
 //     plus one, kept where byte 4 says the varint goes on). Both shapes are computed and one is
-//     selected by blend, no branch. Strict mode, bool and 64-bit fields use the paper's shapes;
+//     selected by blend, no branch. Strict mode, bool and 64-bit fields use the paper's shapes
+//     (64-bit fields in lenient mode: its k16 and k32 also selected by blend, the values widened
+//     from 32-bit lanes);
 //   * 32-bit fields in lenient mode, where the next 15 bytes are three five-byte varints (random
 //     32-bit values are 94 % five bytes long): a fixed control decodes the three, no table;
 //   * 64-bit fields (lenient mode), where the table says k64 or kLong: the pair step. Two bit
