@@ -96,7 +96,7 @@ PackedInput MakePackedInput(const workloads::PayloadWorkload& workload, size_t n
     const std::string payload =
         testing::EncodePacked(workloads::GenerateWireValues(workload, n, rng));
     input.payload_bytes += payload;
-    input.message_bytes += testing::WrapAsPackedField(field, payload);
+    input.message_bytes += testing::LengthDelimitedField(field, payload);
     input.payload_offsets.push_back(input.payload_bytes.size());
     input.message_offsets.push_back(input.message_bytes.size());
   }

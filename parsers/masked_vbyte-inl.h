@@ -237,7 +237,7 @@ struct MaskedVByteDecoder {
       kBlended && !kStrict ? kConsumed32.bytes : kConsumed.bytes;
   // 64-bit integer formats without a running sum, lenient: the table's k16 and k32 steps (every
   // other kind takes the pair step) are selected by blend, no branch, their values widened from
-  // 32-bit lanes (PutEightShort64).
+  // 32-bit lanes (PutShortsOrDwords, PutEight).
   static constexpr bool kBlended64 = k64Bit<F> && !kStrict && !FormatTraits<F>::kDelta;
 
   // The window walk, one loop over five kinds of step, each picked from the next 16 bytes'
@@ -359,9 +359,7 @@ struct MaskedVByteDecoder {
         // k16 or k32 (the pair step took k64 and kLong): the kind changes from step to step
         // unpredictably in real 64-bit fields (an OSM node's coordinate deltas, of two and three
         // bytes), so both are computed and one selected (docs/kernels.md).
-        const __m128i sel16 = _mm_load_si128(reinterpret_cast<const __m128i*>(kSelect16[e.kind]));
-        PutEightShort64(_mm_blendv_epi8(d, _mm_cvtepu16_epi32(w), sel16),
-                        _mm_cvtepu16_epi32(_mm_srli_si128(w, 8)), out + k);
+        PutShortsOrDwords(w, d, e.kind, e.count, out + k, carry);
       } else if (e.kind == k16) {
         if (kStrict && F == VarintFormat::kBool &&
             _mm_movemask_epi8(_mm_cmpgt_epi16(w, _mm_set1_epi16(1))) != 0) {
@@ -414,47 +412,36 @@ struct MaskedVByteDecoder {
       return;
     }
 #endif
-    if constexpr (kBlended64) {
-      PutEightShort64(_mm_cvtepu8_epi32(in), _mm_cvtepu8_epi32(_mm_srli_si128(in, 4)), out);
-      PutEightShort64(_mm_cvtepu8_epi32(_mm_srli_si128(in, 8)),
-                      _mm_cvtepu8_epi32(_mm_srli_si128(in, 12)), out + 8);
-      return;
-    }
-    Put4x32<F>(_mm_cvtepu8_epi32(in), 4, out, carry);
-    Put4x32<F>(_mm_cvtepu8_epi32(_mm_srli_si128(in, 4)), 4, out + 4, carry);
-    Put4x32<F>(_mm_cvtepu8_epi32(_mm_srli_si128(in, 8)), 4, out + 8, carry);
-    Put4x32<F>(_mm_cvtepu8_epi32(_mm_srli_si128(in, 12)), 4, out + 12, carry);
+    PutEight(_mm_cvtepu8_epi32(in), _mm_cvtepu8_epi32(_mm_srli_si128(in, 4)), 8, out, carry);
+    PutEight(_mm_cvtepu8_epi32(_mm_srli_si128(in, 8)), _mm_cvtepu8_epi32(_mm_srli_si128(in, 12)), 8,
+             out + 8, carry);
   }
 
-  // Eight values below 2^28 in 32-bit lanes (0-3 of `lo`, 4-7 of `hi`) into out[0, 8), for a
-  // 64-bit format without a running sum: sint64's zigzag is taken in the 32-bit lanes (a 28-bit
-  // value's zigzag fits in 32 bits, and sign extension then gives the int64), and every value is
-  // sign-extended (the others are below 2^28: the same as zero extension).
-  static void PutEightShort64(__m128i lo, __m128i hi, Out* out) {
-    static_assert(kBlended64, "64-bit formats without a running sum, lenient");
-    if constexpr (F == VarintFormat::kSInt64) {
-      lo = ZigZag32(lo);
-      hi = ZigZag32(hi);
-    }
-#ifdef __AVX2__
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_cvtepi32_epi64(lo));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4), _mm256_cvtepi32_epi64(hi));
-#else
-    __m128i* const to = reinterpret_cast<__m128i*>(out);
-    _mm_storeu_si128(to, _mm_cvtepi32_epi64(lo));
-    _mm_storeu_si128(to + 1, _mm_cvtepi32_epi64(_mm_srli_si128(lo, 8)));
-    _mm_storeu_si128(to + 2, _mm_cvtepi32_epi64(hi));
-    _mm_storeu_si128(to + 3, _mm_cvtepi32_epi64(_mm_srli_si128(hi, 8)));
-#endif
-  }
-
-  // A blended step's values: lanes 0-3 in `lo`, 4-7 in `hi`, `count` (1..8) of them meaningful.
-  // Delta formats store exactly `count` (the running sum must not see the others); the rest store
-  // all eight, and lanes past `count` are overwritten by the next step.
+  // A blended step's values (or eight one-byte varints'): lanes 0-3 in `lo`, 4-7 in `hi`, `count`
+  // (1..8) of them meaningful. Delta formats store exactly `count` (the running sum must not see
+  // the others); the rest store all eight, and lanes past `count` are overwritten by the next
+  // step. kBlended64 formats' values are below 2^28 here: sint64's zigzag is taken in the 32-bit
+  // lanes (a 28-bit value's zigzag fits in 32 bits, and sign extension then gives the int64), and
+  // every value is widened by sign extension (for the others the same as zero extension).
   static void PutEight(__m128i lo, __m128i hi, int count, Out* out, __m128i* carry) {
     if constexpr (FormatTraits<F>::kDelta) {
       Put4x32<F>(lo, count < 4 ? count : 4, out, carry);
       if (count > 4) Put4x32<F>(hi, count - 4, out + 4, carry);
+    } else if constexpr (kBlended64) {
+      if constexpr (F == VarintFormat::kSInt64) {
+        lo = ZigZag32(lo);
+        hi = ZigZag32(hi);
+      }
+#ifdef __AVX2__
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_cvtepi32_epi64(lo));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4), _mm256_cvtepi32_epi64(hi));
+#else
+      __m128i* const to = reinterpret_cast<__m128i*>(out);
+      _mm_storeu_si128(to, _mm_cvtepi32_epi64(lo));
+      _mm_storeu_si128(to + 1, _mm_cvtepi32_epi64(_mm_srli_si128(lo, 8)));
+      _mm_storeu_si128(to + 2, _mm_cvtepi32_epi64(hi));
+      _mm_storeu_si128(to + 3, _mm_cvtepi32_epi64(_mm_srli_si128(hi, 8)));
+#endif
     } else {
       Put4x32<F>(lo, 4, out, carry);
       Put4x32<F>(hi, 4, out + 4, carry);
@@ -532,11 +519,10 @@ struct MaskedVByteDecoder {
       }
 #endif
       if constexpr (kBlended64) {
-#pragma GCC unroll 8
-        for (int i = 0; i < 64; i += 8) {
-          const __m128i eight = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(q + i));
-          PutEightShort64(_mm_cvtepu8_epi32(eight), _mm_cvtepu8_epi32(_mm_srli_si128(eight, 4)),
-                          out + i);
+#pragma GCC unroll 4
+        for (int i = 0; i < 64; i += 16) {
+          PutSixteenOneByte(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q + i)), out + i,
+                            carry);
         }
         return;
       }

@@ -66,7 +66,7 @@ std::string EncodePacked(absl::Span<const uint64_t> values) {
   return out;
 }
 
-std::string WrapAsPackedField(int field_number, absl::string_view payload) {
+std::string LengthDelimitedField(int field_number, absl::string_view payload) {
   std::string out;
   AppendTag(static_cast<uint64_t>(field_number), 2, &out);
   AppendVarint(payload.size(), &out);

@@ -53,9 +53,9 @@ void AppendTag(uint64_t number, int wire_type, std::string* out);
 // The packed payload of `values`: their canonical varints, concatenated.
 std::string EncodePacked(absl::Span<const uint64_t> values);
 
-// A serialized message holding `payload` as length-delimited field `field_number`: tag (wire
-// type 2), length, payload.
-std::string WrapAsPackedField(int field_number, absl::string_view payload);
+// Length-delimited field `field_number` holding `payload` (a packed payload, a submessage, a
+// string): tag (wire type 2), length, payload.
+std::string LengthDelimitedField(int field_number, absl::string_view payload);
 
 // ZigZag encodings and decodings, as protobuf's WireFormatLite defines them. The 32-bit decoding
 // reads the low 32 bits of a wire value.

@@ -369,12 +369,9 @@ TEST_P(ColumnarTest, ClosedEnumsAsUpstream) {
   EXPECT_EQ(CompareColumnsWithUpstream(test2::Maps2::default_instance(), maps2), "");
 }
 
-// A field of `number`: length-delimited with `payload`, or a varint.
-std::string LengthDelimitedField(int number, const std::string& payload) {
-  std::string out;
-  testing::AppendTag(static_cast<uint64_t>(number), 2, &out);
-  return out + testing::Varint(payload.size()) + payload;
-}
+using testing::LengthDelimitedField;
+
+// Varint field `number` holding `value`.
 std::string VarintField(int number, uint64_t value) {
   std::string out;
   testing::AppendTag(static_cast<uint64_t>(number), 0, &out);
@@ -920,7 +917,7 @@ TEST_P(ColumnarTest, KernelDecodesIntoTheColumn) {
   std::string record;
   testing::AppendTag(1, 0, &record);  // req
   testing::AppendVarint(1, &record);
-  record += testing::WrapAsPackedField(15, testing::EncodePacked(values));  // p_sint64
+  record += testing::LengthDelimitedField(15, testing::EncodePacked(values));  // p_sint64
   const absl::string_view records[] = {record};
   g_calls = 0;
   ArrowRecordBatch out;

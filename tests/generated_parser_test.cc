@@ -127,7 +127,7 @@ std::string NestedRecursive(int levels, int values, bool cut) {
     std::string packed;
     for (int v = 0; v < values; ++v) testing::AppendVarint(static_cast<uint64_t>(v) * 131, &packed);
     std::string outer;
-    if (!packed.empty()) outer = testing::WrapAsPackedField(2, packed);
+    if (!packed.empty()) outer = testing::LengthDelimitedField(2, packed);
     if (level == 0 && cut && !outer.empty()) {
       outer = outer.substr(0, outer.size() - 1);
       outer[1] = static_cast<char>(outer[1] - 1);  // The length says so too: one byte less.

@@ -84,7 +84,7 @@ TEST(MessageParserTest, ClosedEnumOutOfRangeGoesToUnknownFieldsLikeUpstream) {
   const std::string ints(200, '\x05');  // p_int32: 200 values, taken by a kernel.
   std::string bytes;
   for (int i = 0; i < 3; ++i) {
-    bytes += testing::WrapAsPackedField(10, ints) + testing::WrapAsPackedField(17, enums);
+    bytes += testing::LengthDelimitedField(10, ints) + testing::LengthDelimitedField(17, enums);
   }
   ASSERT_GE(bytes.size(), kSmallMessageBytes);
   EXPECT_EQ(CompareWithUpstream(bytes, test2::Everything()), "");
@@ -177,9 +177,9 @@ TEST(MessageParserTest, ConcurrentParsesOfDifferentMessages) {
 TEST(MessageParserTest, ErrorsNameFieldAndOffset) {
   // Only the kernel path names the packed field in its error, so these also prove the field was
   // decoded by a kernel, at the top level and inside a submessage.
-  std::string payload(kSmallMessageBytes + 100, '\x01');             // Big enough to be walked.
-  payload += "\x80\x80";                                             // Ends mid-varint.
-  const std::string bytes = testing::WrapAsPackedField(4, payload);  // Batch.scores
+  std::string payload(kSmallMessageBytes + 100, '\x01');                // Big enough to be walked.
+  payload += "\x80\x80";                                                // Ends mid-varint.
+  const std::string bytes = testing::LengthDelimitedField(4, payload);  // Batch.scores
   bench::Batch msg;
   absl::Status s = ParseMessage(bytes, &msg);
   ASSERT_FALSE(s.ok());
@@ -187,7 +187,8 @@ TEST(MessageParserTest, ErrorsNameFieldAndOffset) {
   EXPECT_THAT(std::string(s.message()), HasSubstr("byte offset"));
   EXPECT_FALSE(bench::Batch().ParseFromString(bytes));
 
-  const std::string nested = testing::WrapAsPackedField(3, testing::WrapAsPackedField(2, payload));
+  const std::string nested =
+      testing::LengthDelimitedField(3, testing::LengthDelimitedField(2, payload));
   s = ParseMessage(nested, &msg);  // Batch.postings[0].doc_deltas
   EXPECT_THAT(std::string(s.message()), HasSubstr("pbaccel.bench.Posting.doc_deltas"));
   EXPECT_FALSE(bench::Batch().ParseFromString(nested));

@@ -237,7 +237,7 @@ TEST_P(PackedVarintApiTest, EnumMatchesUpstreamOpenEnumField) {
   }
   for (int i = 0; i < 3; ++i) payload += payload;
   test::PackedFields msg;
-  ASSERT_TRUE(msg.ParseFromString(testing::WrapAsPackedField(8, payload)));
+  ASSERT_TRUE(msg.ParseFromString(testing::LengthDelimitedField(8, payload)));
   RepeatedField<int> field;
   ASSERT_TRUE(DecodePackedEnum(payload, &field).ok());
   ASSERT_EQ(field.size(), msg.enums_size());

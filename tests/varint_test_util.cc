@@ -114,7 +114,7 @@ std::optional<std::vector<uint64_t>> UpstreamDecode(VarintFormat format, absl::s
     case VarintFormat::kBool: field_number = 7; break;
   }
   test::PackedFields msg;
-  if (!msg.ParseFromString(testing::WrapAsPackedField(field_number, payload))) {
+  if (!msg.ParseFromString(testing::LengthDelimitedField(field_number, payload))) {
     return std::nullopt;
   }
   std::vector<uint64_t> out;
