@@ -599,15 +599,20 @@ inline __m512i TwoByteValues32(__m256i bytes, uint32_t cont, uint32_t term) {
 // one group of GroupSteps does (two of eight 64-bit lanes for more than eight varints), at once -
 // vpcompressb lists their ends, vpermb spreads each end and its predecessor's into the varint's
 // lane, Pack32UpTo4 (Pack64UpTo8) gathers and joins the bytes, the payload standing for both
-// blocks of the window - and one masked store (two for 64-bit outputs) writes them. No branch
-// depends on the varints' lengths, where the generic decoder's loop runs (and mispredicts its exit)
-// once per varint. A payload whose varints are all one or two bytes (most short real fields) takes
-// a shorter chain, TwoByteValues16 (TwoByteValues32 for the bounded decoder's payloads of up to 32
-// bytes). A payload of one-byte varints only is its bytes widened and stored under a mask,
-// so only the n values' bytes are written (the generic decoder stores 16 values, 64 bytes for
-// 32-bit fields, whatever n is: more lines to bring in where the message tree, larger than L2, has
-// gone cold). A payload holding a longer varint (a negative int32's ten bytes, say), and the delta
-// formats (not used by generated parsers), go to the generic decoder.
+// blocks of the window - and one store (two for 64-bit outputs) writes them: a whole one where the
+// room holds 16 values, as every caller's of decode_tiny does, else (and in the bounded decoder)
+// under a mask. No branch depends on the varints' lengths, where the generic decoder's loop runs
+// (and mispredicts its exit) once per varint. A payload whose varints are all one or two bytes
+// (most short real fields) takes a shorter chain, TwoByteValues16 (TwoByteValues32 for the bounded
+// decoder's payloads of up to 32 bytes). Whole stores, not masked ones, because on AMD Zen 5 a
+// store under a partial mask into a line not in cache holds up the loads after it: the first touch
+// of the next element of a reused message waited (OSM and tiles, messages reused, 2.1x -> 2.7x
+// upstream; docs/kernels.md, "Whole stores on Zen 5"). A payload of one-byte varints only is its
+// bytes widened and stored under a mask, so only the n values' bytes are written (measured on Zen 4
+// against 16 values whatever n is: more lines to bring in where the message tree, larger than L2,
+// has gone cold; on Zen 5 a whole store there is 5 % faster on tiles, docs/kernels.md). A payload
+// holding a longer varint (a negative int32's ten bytes, say), and the delta formats (not used by
+// generated parsers), go to the generic decoder.
 //
 // kBounded: the bounded tiny decoder (kernel_abi.h) - the same steps, which read and write only
 // the payload's bytes and values; where the generic decoder would take over (it reads and writes
@@ -658,8 +663,10 @@ struct Avx512TinyDecoderImpl {
       const uint32_t term = ~cont & in;
       const int count = _mm_popcnt_u32(term);
       if (kBounded && count > room) return kTinyUnhandled;
+      // Whole stores where the room holds them (see above): callers of decode_tiny give 16.
+      const bool whole = !kBounded && room >= kTinyPayloadBytes;
       if (!HasVarintLongerThan<2>(cont)) {
-        EmitLanes32(_mm512_cvtepu16_epi32(TwoByteValues16(bytes, cont, term)), count, out);
+        EmitLanes32(_mm512_cvtepu16_epi32(TwoByteValues16(bytes, cont, term)), count, out, whole);
         return count;
       }
       // The payload is both blocks of GroupSteps' window, its bytes at window offsets 64..79:
@@ -691,7 +698,7 @@ struct Avx512TinyDecoderImpl {
       }
       const __m512i eb = _mm512_permutexvar_epi8(kLaneIndex32.Load(), ends);
       const __m512i pe = _mm512_alignr_epi32(eb, _mm512_set1_epi8(63), 15);
-      EmitLanes32(Pack32UpTo4(window, window, pe, eb), count, out);
+      EmitLanes32(Pack32UpTo4(window, window, pe, eb), count, out, whole);
       return count;
     }
   }
@@ -895,13 +902,14 @@ struct Avx512TinyDecoderImpl {
   }
 
   // Stores the first `count` (at most 16) of the values in the 32-bit lanes of `v` (values of at
-  // most 28 bits) at `out`, widened to 64 bits for 64-bit formats.
-  static void EmitLanes32(__m512i v, int count, Out* out) {
+  // most 28 bits) at `out`, widened to 64 bits for 64-bit formats; with `whole`, all 16 lanes
+  // (REQUIRES: room for 16 values).
+  static void EmitLanes32(__m512i v, int count, Out* out, bool whole = false) {
     __m512i unused_carry;
     if constexpr (sizeof(Out) == 8) {
-      EmitShort64<F>(v, static_cast<size_t>(count), out, &unused_carry);
+      EmitShort64<F>(v, static_cast<size_t>(count), out, &unused_carry, whole);
     } else {
-      Emit<F>(v, static_cast<size_t>(count), out, &unused_carry);
+      Emit<F>(v, static_cast<size_t>(count), out, &unused_carry, whole);
     }
   }
 };
