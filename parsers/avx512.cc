@@ -600,23 +600,25 @@ inline __m512i TwoByteValues32(__m256i bytes, uint32_t cont, uint32_t term) {
 // vpcompressb lists their ends, vpermb spreads each end and its predecessor's into the varint's
 // lane, Pack32UpTo4 (Pack64UpTo8) gathers and joins the bytes, the payload standing for both
 // blocks of the window - and one store (two for 64-bit outputs) writes them: a whole one where the
-// room holds 16 values, as every caller's of decode_tiny does, else (and in the bounded decoder)
-// under a mask. No branch depends on the varints' lengths, where the generic decoder's loop runs
-// (and mispredicts its exit) once per varint. A payload whose varints are all one or two bytes
-// (most short real fields) takes a shorter chain, TwoByteValues16 (TwoByteValues32 for the bounded
-// decoder's payloads of up to 32 bytes). Whole stores, not masked ones, because on AMD Zen 5 a
-// store under a partial mask into a line not in cache holds up the loads after it: the first touch
-// of the next element of a reused message waited (OSM and tiles, messages reused, 2.1x -> 2.7x
-// upstream; docs/kernels.md, "Whole stores on Zen 5"). A payload of one-byte varints only is its
-// bytes widened and stored under a mask, so only the n values' bytes are written (measured on Zen 4
-// against 16 values whatever n is: more lines to bring in where the message tree, larger than L2,
-// has gone cold; on Zen 5 a whole store there is 5 % faster on tiles, docs/kernels.md). A payload
-// holding a longer varint (a negative int32's ten bytes, say), and the delta formats (not used by
-// generated parsers), go to the generic decoder.
+// room holds its lanes (decode_tiny's callers all give 16 values), else under a mask. No branch
+// depends on the varints' lengths, where the generic decoder's loop runs (and mispredicts its exit)
+// once per varint. A payload whose varints are all one or two bytes (most short real fields) takes
+// a shorter chain, TwoByteValues16 (TwoByteValues32 for the bounded decoder's payloads of up to 32
+// bytes). Whole stores, not masked ones, because on AMD Zen 5 a store under a partial mask into a
+// line not in cache holds up the loads after it: the first touch of the next element of a reused
+// message waited (OSM and tiles, messages reused, 2.1x -> 2.7x upstream; docs/kernels.md, "Whole
+// stores on Zen 5"). A payload of one-byte varints only is its bytes widened and stored under a
+// mask, so only the n values' bytes are written (measured on Zen 4 against 16 values whatever n is:
+// more lines to bring in where the message tree, larger than L2, has gone cold; on Zen 5 a whole
+// store there is 5 % faster on tiles, docs/kernels.md). A payload holding a longer varint (a
+// negative int32's ten bytes, say), and the delta formats (not used by generated parsers), go to
+// the generic decoder.
 //
-// kBounded: the bounded tiny decoder (kernel_abi.h) - the same steps, which read and write only
-// the payload's bytes and values; where the generic decoder would take over (it reads and writes
-// past them) it returns kTinyUnhandled, as it does for more values than `room`. For 64-bit outputs
+// kBounded: the bounded tiny decoder (kernel_abi.h) - the same steps, which read only the
+// payload's bytes and write only within `room` (each store whole where the room left holds its
+// lanes, so its callers are asked for kBoundedTinySpareValues more; else under a mask, values
+// only); where the generic decoder would take over (it reads and writes past them) it returns
+// kTinyUnhandled, as it does for more values than `room`. For 64-bit outputs
 // every payload of up to 64 bytes takes RunUpTo64, so no branch chooses a path by its length: OSM
 // ways' refs (sint64, 21 bytes on average, about half of them at most 16) mispredicted the 16- and
 // 32-byte tests, and one path read OSM 5% faster; RunUpTo128 takes 65-128 bytes. 32-bit outputs
@@ -664,7 +666,7 @@ struct Avx512TinyDecoderImpl {
       const int count = _mm_popcnt_u32(term);
       if (kBounded && count > room) return kTinyUnhandled;
       // Whole stores where the room holds them (see above): callers of decode_tiny give 16.
-      const bool whole = !kBounded && room >= kTinyPayloadBytes;
+      const bool whole = room >= kTinyPayloadBytes;
       if (!HasVarintLongerThan<2>(cont)) {
         EmitLanes32(_mm512_cvtepu16_epi32(TwoByteValues16(bytes, cont, term)), count, out, whole);
         return count;
@@ -687,12 +689,14 @@ struct Avx512TinyDecoderImpl {
         }
         const __m512i eb0 = _mm512_permutexvar_epi8(kLaneIndex64.Load(), ends);
         const __m512i pe0 = _mm512_alignr_epi64(eb0, _mm512_set1_epi8(63), 7);
-        Emit<F>(Pack64UpTo8(window, window, pe0, eb0), count < 8 ? count : 8, out, &unused_carry);
+        Emit<F>(Pack64UpTo8(window, window, pe0, eb0), count < 8 ? count : 8, out, &unused_carry,
+                room >= 8);
         if (count > 8) {
           const __m512i eb1 = _mm512_permutexvar_epi8(
               _mm512_add_epi8(kLaneIndex64.Load(), _mm512_set1_epi8(8)), ends);
           const __m512i pe1 = _mm512_alignr_epi64(eb1, eb0, 7);
-          Emit<F>(Pack64UpTo8(window, window, pe1, eb1), count - 8, out + 8, &unused_carry);
+          Emit<F>(Pack64UpTo8(window, window, pe1, eb1), count - 8, out + 8, &unused_carry,
+                  room >= 16);
         }
         return count;
       }
@@ -728,7 +732,7 @@ struct Avx512TinyDecoderImpl {
       return count;
     }
     if (!HasVarintLongerThan<2>(cont)) {
-      EmitTwoByteValues32(TwoByteValues32(bytes, cont, term), count, out);
+      EmitTwoByteValues32(TwoByteValues32(bytes, cont, term), count, out, room);
       return count;
     }
     // The payload at window offsets 64..95 (both blocks of GroupSteps' window, as above).
@@ -737,17 +741,17 @@ struct Avx512TinyDecoderImpl {
     const uint64_t runs4 = RunsOf4(cont);
     if (runs4 != 0) {
       if (sizeof(Out) != 8 || (runs4 & (runs4 >> 4)) != 0) return kTinyUnhandled;
-      EmitGroupsOf8(window, ends, count, out);
+      EmitGroupsOf8(window, ends, count, out, room);
       return count;
     }
     const __m512i eb0 = _mm512_permutexvar_epi8(kLaneIndex32.Load(), ends);
     const __m512i pe0 = _mm512_alignr_epi32(eb0, _mm512_set1_epi8(63), 15);
-    EmitLanes32(Pack32UpTo4(window, window, pe0, eb0), count < 16 ? count : 16, out);
+    EmitLanes32(Pack32UpTo4(window, window, pe0, eb0), count < 16 ? count : 16, out, room >= 16);
     if (count > 16) {
       const __m512i eb1 =
           _mm512_permutexvar_epi8(_mm512_add_epi8(kLaneIndex32.Load(), _mm512_set1_epi8(16)), ends);
       const __m512i pe1 = _mm512_alignr_epi32(eb1, eb0, 15);
-      EmitLanes32(Pack32UpTo4(window, window, pe1, eb1), count - 16, out + 16);
+      EmitLanes32(Pack32UpTo4(window, window, pe1, eb1), count - 16, out + 16, room >= 32);
     }
     return count;
   }
@@ -789,7 +793,7 @@ struct Avx512TinyDecoderImpl {
     if (n <= 32 && !HasVarintLongerThan<2>(cont)) {
       EmitTwoByteValues32(TwoByteValues32(_mm512_castsi512_si256(bytes),
                                           static_cast<uint32_t>(cont), static_cast<uint32_t>(term)),
-                          count, out);
+                          count, out, room);
       return count;
     }
     // The payload at window offsets 64..127 (both blocks of GroupSteps' window, as above).
@@ -797,7 +801,7 @@ struct Avx512TinyDecoderImpl {
     const uint64_t runs4 = RunsOf4(cont);
     if (runs4 != 0) {
       if (sizeof(Out) != 8 || (runs4 & (runs4 >> 4)) != 0) return kTinyUnhandled;
-      EmitGroupsOf8(bytes, ends, count, out);
+      EmitGroupsOf8(bytes, ends, count, out, room);
       return count;
     }
     __m512i rep = kLaneIndex32.Load();
@@ -805,7 +809,8 @@ struct Avx512TinyDecoderImpl {
     for (int g = 0; g < count; g += 16) {
       const __m512i eb = _mm512_permutexvar_epi8(rep, ends);
       const __m512i pe = _mm512_alignr_epi32(eb, pe_prev, 15);
-      EmitLanes32(Pack32UpTo4(bytes, bytes, pe, eb), std::min(count - g, 16), out + g);
+      EmitLanes32(Pack32UpTo4(bytes, bytes, pe, eb), std::min(count - g, 16), out + g,
+                  room - g >= 16);
       pe_prev = eb;
       rep = _mm512_add_epi8(rep, _mm512_set1_epi8(16));
     }
@@ -868,7 +873,7 @@ struct Avx512TinyDecoderImpl {
       const __m512i pe = _mm512_alignr_epi64(eb, pe_prev, 7);
       __m512i unused_carry;
       Emit<F>(Pack64UpTo8(lo, hi, pe, eb), static_cast<size_t>(std::min(count - g, 8)), out + g,
-              &unused_carry);
+              &unused_carry, room - g >= 8);
       pe_prev = eb;
       rep = _mm512_add_epi8(rep, _mm512_set1_epi8(8));
     }
@@ -878,7 +883,7 @@ struct Avx512TinyDecoderImpl {
   // The payload's `count` varints (of at most eight bytes; `window` holds its bytes, `ends` their
   // end offsets as GroupSteps' window has them) in groups of eight 64-bit lanes, each group's
   // predecessors the previous group's ends, stored at out[0, count) for a 64-bit format.
-  static void EmitGroupsOf8(__m512i window, __m512i ends, int count, Out* out) {
+  static void EmitGroupsOf8(__m512i window, __m512i ends, int count, Out* out, int room) {
     __m512i rep = kLaneIndex64.Load();
     __m512i pe_prev = _mm512_set1_epi8(63);
     for (int g = 0; g < count; g += 8) {
@@ -886,7 +891,7 @@ struct Avx512TinyDecoderImpl {
       const __m512i pe = _mm512_alignr_epi64(eb, pe_prev, 7);
       __m512i unused_carry;
       Emit<F>(Pack64UpTo8(window, window, pe, eb), static_cast<size_t>(std::min(count - g, 8)),
-              out + g, &unused_carry);
+              out + g, &unused_carry, room - g >= 8);
       pe_prev = eb;
       rep = _mm512_add_epi8(rep, _mm512_set1_epi8(8));
     }
@@ -894,10 +899,12 @@ struct Avx512TinyDecoderImpl {
 
   // Stores the first `count` (at most 32) of the values in the 16-bit lanes of `v`
   // (TwoByteValues32).
-  static void EmitTwoByteValues32(__m512i v, int count, Out* out) {
-    EmitLanes32(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(v)), count < 16 ? count : 16, out);
+  static void EmitTwoByteValues32(__m512i v, int count, Out* out, int room) {
+    EmitLanes32(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(v)), count < 16 ? count : 16, out,
+                room >= 16);
     if (count > 16) {
-      EmitLanes32(_mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(v, 1)), count - 16, out + 16);
+      EmitLanes32(_mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(v, 1)), count - 16, out + 16,
+                  room >= 32);
     }
   }
 
@@ -926,7 +933,8 @@ struct Avx512BoundedTinyDecoder {
     }
   }
   static constexpr TinyDecodeFn kRun = Entry();
-  static constexpr uint32_t kSpareValues = 0;  // Writes only the values.
+  // Stores whole vectors where the room left holds them (see Avx512TinyDecoderImpl).
+  static constexpr uint32_t kSpareValues = kBoundedTinySpareValues;
 };
 
 // Encoded sizes with vplzcntd/q (AVX512CD): log2 = width - 1 - lzcnt(v | 1), then upstream's

@@ -243,47 +243,71 @@ TEST(Avx512TwoByteLanesTest, ShortPayloadsOfTwoByteVarintsTakeSixteenBitLanes) {
   CheckAvx512TwoBytePayloads<uint64_t>(VarintFormat::kUInt64);
 }
 
-// avx512's decode_tiny stores whole vectors where the room holds 16 values (on Zen 5 a store under
-// a partial mask held up the reused messages' next loads: docs/kernels.md, "Whole stores on
-// Zen 5"): the slots past the values are overwritten then, and only then; never past the room.
-// Each payload takes one of the vector paths: one- and two-byte varints (TwoByteValues16), and a
-// three-byte varint among them (the gather, Pack32UpTo4 or Pack64UpTo8's lanes for sint64).
-TEST(Avx512TinyStoresTest, DecodeTinyStoresWholeVectorsWhereTheRoomHoldsSixteen) {
+// avx512's tiny decoders store whole vectors where the room holds their lanes (on Zen 5 a store
+// under a partial mask held up the reused messages' next loads: docs/kernels.md, "Whole stores on
+// Zen 5"): given room to spare, slots past the values are written, which no store under a mask
+// does; given the least room each takes (decode_tiny: one value per payload byte, under 16 here;
+// the bounded decoder: the values), nothing past the values; never anything past the room. The
+// payloads take the vector paths: two-byte varints (TwoByteValues16, TwoByteValues32), a
+// three-byte one among them (the gather: Pack32UpTo4, or Pack64UpTo8's lanes for sint64), and a
+// five-byte one (groups of eight 64-bit lanes).
+TEST(Avx512TinyStoresTest, WholeVectorsWhereTheRoomHoldsThem) {
   if (!DetectedCpu().Has(PBACCEL_PROBED_AVX512_FEATURES)) {
     GTEST_SKIP() << "this CPU cannot run avx512";
   }
   constexpr unsigned char kSentinel = 0xA5;
-  // {300, 5, 1000} and {300, 20000, 7}: two-byte varints, then one of three bytes.
-  const std::vector<std::vector<unsigned char>> payloads = {{0xAC, 0x02, 0x05, 0xE8, 0x07},
-                                                            {0xAC, 0x02, 0xA0, 0x9C, 0x01, 0x07}};
-  const std::vector<std::vector<int64_t>> values = {{300, 5, 1000}, {300, 20000, 7}};
-  for (size_t c = 0; c < payloads.size(); ++c) {
-    std::vector<unsigned char> input(payloads[c]);
-    input.resize(kTinyReadableBytes, 0x01);  // Readable past the payload, as decode_tiny asks.
+  constexpr int kSpareRoom = 32;
+  struct Case {
+    bool bounded;  // decode_tiny_bounded, else decode_tiny.
+    std::vector<VarintFormat> formats;
+    std::vector<int64_t> values;  // Encoded as canonical varints.
+  };
+  const std::vector<Case> cases = {
+      {false, {VarintFormat::kUInt32, VarintFormat::kSInt64}, {300, 5, 1000}},
+      {false, {VarintFormat::kUInt32, VarintFormat::kSInt64}, {300, 20000, 7}},
+      {true,
+       {VarintFormat::kUInt32, VarintFormat::kSInt64},
+       {300, 301, 302, 303, 304, 305, 306, 307, 308}},  // 18 bytes.
+      {true, {VarintFormat::kSInt64}, {int64_t{1} << 30, 300, 300, 300, 300, 300, 300}},
+  };
+  for (const Case& c : cases) {
+    std::vector<unsigned char> input;
+    for (const int64_t v : c.values) {
+      for (uint64_t x = static_cast<uint64_t>(v);; x >>= 7) {
+        input.push_back(static_cast<unsigned char>((x & 0x7F) | (x >= 0x80 ? 0x80 : 0)));
+        if (x < 0x80) break;
+      }
+    }
+    const size_t n = input.size();
+    input.resize(n + kTinyReadableBytes, 0x01);  // Readable past the payload, as decode_tiny asks.
     const uint8_t* p = input.data();
-    const size_t n = payloads[c].size();
-    for (const VarintFormat format : {VarintFormat::kUInt32, VarintFormat::kSInt64}) {
+    const int count = static_cast<int>(c.values.size());
+    // The least room each decoder takes: the values (bounded), one per payload byte (decode_tiny).
+    const int least = c.bounded ? count : static_cast<int>(n);
+    for (const VarintFormat format : c.formats) {
       const size_t elem = format == VarintFormat::kUInt32 ? 4 : 8;
-      for (const int room : {static_cast<int>(n), kTinyPayloadBytes}) {
-        SCOPED_TRACE(
-            absl::StrCat("payload ", c, " format ", static_cast<int>(format), " room ", room));
-        std::vector<unsigned char> out((kTinyPayloadBytes + 8) * elem, kSentinel);
-        const int count = kAvx512Kernel.TinyDecoder(format)(p, p + n, out.data(), room);
-        ASSERT_EQ(count, static_cast<int>(values[c].size()));
+      for (const int room : {least, kSpareRoom}) {
+        SCOPED_TRACE(absl::StrCat(c.bounded ? "decode_tiny_bounded" : "decode_tiny", ", ", n,
+                                  " bytes, format ", static_cast<int>(format), ", room ", room));
+        std::vector<unsigned char> out((kSpareRoom + 8) * elem, kSentinel);
+        const int r = c.bounded ? kAvx512Kernel.DecodeTinyBounded(format, p, p + n, out.data(),
+                                                                  static_cast<size_t>(room))
+                                : kAvx512Kernel.TinyDecoder(format)(p, p + n, out.data(), room);
+        ASSERT_EQ(r, count);
         for (int i = 0; i < count; ++i) {
           int64_t v = 0;
           std::memcpy(&v, out.data() + i * elem, elem);
           if (elem == 4) v = static_cast<uint32_t>(v);
-          const int64_t raw = values[c][i];
+          const int64_t raw = c.values[i];
           EXPECT_EQ(v, format == VarintFormat::kSInt64 ? (raw >> 1) ^ -(raw & 1) : raw) << i;
         }
         const auto untouched = [&](size_t from, size_t to) {
           return std::all_of(out.begin() + from * elem, out.begin() + to * elem,
                              [](unsigned char b) { return b == kSentinel; });
         };
-        EXPECT_EQ(untouched(count, kTinyPayloadBytes), room < kTinyPayloadBytes)
-            << "the slots past the values are stored whole exactly when the room holds 16";
-        EXPECT_TRUE(untouched(room, kTinyPayloadBytes + 8)) << "wrote past the room";
+        EXPECT_EQ(untouched(count, room), room == least)
+            << "slots past the values are stored exactly when the room has them to spare";
+        EXPECT_TRUE(untouched(room, kSpareRoom + 8)) << "wrote past the room";
       }
     }
   }

@@ -137,7 +137,8 @@ using TinyDecodeFn = int (*)(const uint8_t* p, const uint8_t* end, void* out, in
 // A caller that offers the kernel's bounded_tiny_spare_values (below; at most
 // kBoundedTinySpareValues) values of room past the most the payload can hold (one per byte) lets
 // it store whole groups of values past the last one (bmi2 and masked_vbyte_avx2 do, eight slots
-// per 8-byte step); with less, the kernel takes a slower way, never a wrong one.
+// per 8-byte step; avx512 whole vectors where the room left holds them, instead of stores under a
+// mask); with less, the kernel takes a slower way, never a wrong one.
 //
 // Its payloads go up to 64 bytes, four times decode_tiny's, and up to 128 for 64-bit outputs
 // (BoundedTinyPayloadBytes): with no slack to offer, a caller of the bounded decoder has no
