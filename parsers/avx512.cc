@@ -605,24 +605,23 @@ inline __m512i TwoByteValues32(__m256i bytes, uint32_t cont, uint32_t term) {
 // once per varint. A payload whose varints are all one or two bytes (most short real fields) takes
 // a shorter chain, TwoByteValues16 (TwoByteValues32 for the bounded decoder's payloads of up to 32
 // bytes). Whole stores, not masked ones, because on AMD Zen 5 a store under a partial mask into a
-// line not in cache holds up the loads after it: the first touch of the next element of a reused
-// message waited (OSM and tiles, messages reused, 2.1x -> 2.7x upstream; docs/kernels.md, "Whole
-// stores on Zen 5"). A payload of one-byte varints only is its bytes widened and stored under a
-// mask, so only the n values' bytes are written (measured on Zen 4 against 16 values whatever n is:
-// more lines to bring in where the message tree, larger than L2, has gone cold; on Zen 5 a whole
-// store there is 5 % faster on tiles, docs/kernels.md). A payload holding a longer varint (a
-// negative int32's ten bytes, say), and the delta formats (not used by generated parsers), go to
-// the generic decoder.
+// line not in cache holds up the loads after it: in a reused message, the first touch of the next
+// element (docs/kernels.md, "Whole stores on Zen 5"). A payload of one-byte varints only is its
+// bytes widened and always stored under a mask (EmitOneByteLanes32), so only the n values' bytes
+// are written: measured the faster on Zen 4, where the message tree, larger than L2, has gone cold
+// (Zen 5 measured the other way: docs/kernels.md). A payload holding a longer varint (a negative
+// int32's ten bytes, say), and the delta formats (not used by generated parsers), go to the
+// generic decoder.
 //
 // kBounded: the bounded tiny decoder (kernel_abi.h) - the same steps, which read only the
-// payload's bytes and write only within `room` (each store whole where the room left holds its
-// lanes, so its callers are asked for kBoundedTinySpareValues more; else under a mask, values
-// only); where the generic decoder would take over (it reads and writes past them) it returns
-// kTinyUnhandled, as it does for more values than `room`. For 64-bit outputs
-// every payload of up to 64 bytes takes RunUpTo64, so no branch chooses a path by its length: OSM
-// ways' refs (sint64, 21 bytes on average, about half of them at most 16) mispredicted the 16- and
-// 32-byte tests, and one path read OSM 5% faster; RunUpTo128 takes 65-128 bytes. 32-bit outputs
-// keep the three paths (the tiles read 2% slower through one path) and stop at 64 bytes.
+// payload's bytes and write only within `room` (the same stores, whole where the room left holds
+// their lanes, so its callers are asked for kBoundedTinySpareValues more); where the generic
+// decoder would take over (it reads and writes past them) it returns kTinyUnhandled, as it does for
+// more values than `room`. For 64-bit outputs every payload of up to 64 bytes takes RunUpTo64, so
+// no branch chooses a path by its length: OSM ways' refs (sint64, 21 bytes on average, about half
+// of them at most 16) mispredicted the 16- and 32-byte tests, and one path read OSM 5% faster;
+// RunUpTo128 takes 65-128 bytes. 32-bit outputs keep the three paths (the tiles read 2% slower
+// through one path) and stop at 64 bytes.
 template <VarintFormat F, bool kBounded>
 struct Avx512TinyDecoderImpl {
   using Out = typename FormatTraits<F>::Out;
@@ -658,17 +657,15 @@ struct Avx512TinyDecoderImpl {
           if (n > 8)
             Emit<F>(_mm512_cvtepu8_epi64(_mm_srli_si128(bytes, 8)), n - 8, out + 8, &unused);
         } else {
-          Emit<F>(_mm512_cvtepu8_epi32(bytes), n, out, &unused);
+          EmitOneByteLanes32(_mm512_cvtepu8_epi32(bytes), n, out);
         }
         return n;
       }
       const uint32_t term = ~cont & in;
       const int count = _mm_popcnt_u32(term);
       if (kBounded && count > room) return kTinyUnhandled;
-      // Whole stores where the room holds them (see above): callers of decode_tiny give 16.
-      const bool whole = room >= kTinyPayloadBytes;
       if (!HasVarintLongerThan<2>(cont)) {
-        EmitLanes32(_mm512_cvtepu16_epi32(TwoByteValues16(bytes, cont, term)), count, out, whole);
+        EmitLanes32(_mm512_cvtepu16_epi32(TwoByteValues16(bytes, cont, term)), count, out, room);
         return count;
       }
       // The payload is both blocks of GroupSteps' window, its bytes at window offsets 64..79:
@@ -677,7 +674,6 @@ struct Avx512TinyDecoderImpl {
       const __m512i ends = _mm512_zextsi128_si512(_mm_maskz_compress_epi8(
           static_cast<__mmask16>(term), _mm512_castsi512_si128(kBlockOffsets.Load())));
       const __m512i window = _mm512_zextsi128_si512(bytes);
-      __m512i unused_carry;
       const uint64_t runs4 = RunsOf4(cont);
       if (runs4 != 0) {
         // A varint of 5+ bytes: 64-bit outputs take up to 8 bytes in 64-bit lanes (two groups of
@@ -689,20 +685,18 @@ struct Avx512TinyDecoderImpl {
         }
         const __m512i eb0 = _mm512_permutexvar_epi8(kLaneIndex64.Load(), ends);
         const __m512i pe0 = _mm512_alignr_epi64(eb0, _mm512_set1_epi8(63), 7);
-        Emit<F>(Pack64UpTo8(window, window, pe0, eb0), count < 8 ? count : 8, out, &unused_carry,
-                room >= 8);
+        EmitLanes64(Pack64UpTo8(window, window, pe0, eb0), count < 8 ? count : 8, out, room);
         if (count > 8) {
           const __m512i eb1 = _mm512_permutexvar_epi8(
               _mm512_add_epi8(kLaneIndex64.Load(), _mm512_set1_epi8(8)), ends);
           const __m512i pe1 = _mm512_alignr_epi64(eb1, eb0, 7);
-          Emit<F>(Pack64UpTo8(window, window, pe1, eb1), count - 8, out + 8, &unused_carry,
-                  room >= 16);
+          EmitLanes64(Pack64UpTo8(window, window, pe1, eb1), count - 8, out + 8, room - 8);
         }
         return count;
       }
       const __m512i eb = _mm512_permutexvar_epi8(kLaneIndex32.Load(), ends);
       const __m512i pe = _mm512_alignr_epi32(eb, _mm512_set1_epi8(63), 15);
-      EmitLanes32(Pack32UpTo4(window, window, pe, eb), count, out, whole);
+      EmitLanes32(Pack32UpTo4(window, window, pe, eb), count, out, room);
       return count;
     }
   }
@@ -726,8 +720,9 @@ struct Avx512TinyDecoderImpl {
       if constexpr (F == VarintFormat::kBool) {
         _mm256_mask_storeu_epi8(out, in, _mm256_min_epu8(bytes, _mm256_set1_epi8(1)));
       } else {
-        EmitLanes32(_mm512_cvtepu8_epi32(_mm256_castsi256_si128(bytes)), 16, out);
-        EmitLanes32(_mm512_cvtepu8_epi32(_mm256_extracti128_si256(bytes, 1)), count - 16, out + 16);
+        EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm256_castsi256_si128(bytes)), 16, out);
+        EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm256_extracti128_si256(bytes, 1)), count - 16,
+                           out + 16);
       }
       return count;
     }
@@ -746,12 +741,12 @@ struct Avx512TinyDecoderImpl {
     }
     const __m512i eb0 = _mm512_permutexvar_epi8(kLaneIndex32.Load(), ends);
     const __m512i pe0 = _mm512_alignr_epi32(eb0, _mm512_set1_epi8(63), 15);
-    EmitLanes32(Pack32UpTo4(window, window, pe0, eb0), count < 16 ? count : 16, out, room >= 16);
+    EmitLanes32(Pack32UpTo4(window, window, pe0, eb0), count < 16 ? count : 16, out, room);
     if (count > 16) {
       const __m512i eb1 =
           _mm512_permutexvar_epi8(_mm512_add_epi8(kLaneIndex32.Load(), _mm512_set1_epi8(16)), ends);
       const __m512i pe1 = _mm512_alignr_epi32(eb1, eb0, 15);
-      EmitLanes32(Pack32UpTo4(window, window, pe1, eb1), count - 16, out + 16, room >= 32);
+      EmitLanes32(Pack32UpTo4(window, window, pe1, eb1), count - 16, out + 16, room - 16);
     }
     return count;
   }
@@ -780,13 +775,14 @@ struct Avx512TinyDecoderImpl {
         // count == n: each quarter of 16 under its own count (the first two full for n > 32, the
         // case of 32-bit formats), with no branch.
         const auto quarter = [count](int q) { return LaneCount(count - 16 * q); };
-        EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(bytes, 0)), quarter(0), out);
-        EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(bytes, 1)), quarter(1),
-                    out + 16);
-        EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(bytes, 2)), quarter(2),
-                    out + 32);
-        EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(bytes, 3)), quarter(3),
-                    out + 48);
+        EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(bytes, 0)), quarter(0),
+                           out);
+        EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(bytes, 1)), quarter(1),
+                           out + 16);
+        EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(bytes, 2)), quarter(2),
+                           out + 32);
+        EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(bytes, 3)), quarter(3),
+                           out + 48);
       }
       return count;
     }
@@ -809,8 +805,7 @@ struct Avx512TinyDecoderImpl {
     for (int g = 0; g < count; g += 16) {
       const __m512i eb = _mm512_permutexvar_epi8(rep, ends);
       const __m512i pe = _mm512_alignr_epi32(eb, pe_prev, 15);
-      EmitLanes32(Pack32UpTo4(bytes, bytes, pe, eb), std::min(count - g, 16), out + g,
-                  room - g >= 16);
+      EmitLanes32(Pack32UpTo4(bytes, bytes, pe, eb), std::min(count - g, 16), out + g, room - g);
       pe_prev = eb;
       rep = _mm512_add_epi8(rep, _mm512_set1_epi8(16));
     }
@@ -839,14 +834,18 @@ struct Avx512TinyDecoderImpl {
     if ((cont_lo | cont_hi) == 0) {
       // One-byte varints only (count == n): each 16 bytes widened, under its own clamped count.
       const auto sixteen = [count](int q) { return LaneCount(count - 16 * q); };
-      EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(lo, 0)), 16, out);
-      EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(lo, 1)), 16, out + 16);
-      EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(lo, 2)), 16, out + 32);
-      EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(lo, 3)), 16, out + 48);
-      EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(hi, 0)), sixteen(4), out + 64);
-      EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(hi, 1)), sixteen(5), out + 80);
-      EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(hi, 2)), sixteen(6), out + 96);
-      EmitLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(hi, 3)), sixteen(7), out + 112);
+      EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(lo, 0)), 16, out);
+      EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(lo, 1)), 16, out + 16);
+      EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(lo, 2)), 16, out + 32);
+      EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(lo, 3)), 16, out + 48);
+      EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(hi, 0)), sixteen(4),
+                         out + 64);
+      EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(hi, 1)), sixteen(5),
+                         out + 80);
+      EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(hi, 2)), sixteen(6),
+                         out + 96);
+      EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(hi, 3)), sixteen(7),
+                         out + 112);
       return count;
     }
     if (count > 64) return kTinyUnhandled;
@@ -871,9 +870,11 @@ struct Avx512TinyDecoderImpl {
     for (int g = 0; g < count; g += 8) {
       const __m512i eb = _mm512_permutexvar_epi8(rep, ends);
       const __m512i pe = _mm512_alignr_epi64(eb, pe_prev, 7);
+      // EmitLanes64's store, written out: through it, GCC 12 saves four callee-saved registers on
+      // every bounded 64-bit payload instead of on this path's only (docs/kernels.md).
       __m512i unused_carry;
       Emit<F>(Pack64UpTo8(lo, hi, pe, eb), static_cast<size_t>(std::min(count - g, 8)), out + g,
-              &unused_carry, room - g >= 8);
+              &unused_carry, /*whole=*/room - g >= 8);
       pe_prev = eb;
       rep = _mm512_add_epi8(rep, _mm512_set1_epi8(8));
     }
@@ -882,42 +883,55 @@ struct Avx512TinyDecoderImpl {
 
   // The payload's `count` varints (of at most eight bytes; `window` holds its bytes, `ends` their
   // end offsets as GroupSteps' window has them) in groups of eight 64-bit lanes, each group's
-  // predecessors the previous group's ends, stored at out[0, count) for a 64-bit format.
+  // predecessors the previous group's ends, stored at out[0, count) for a 64-bit format (room for
+  // `room` values).
   static void EmitGroupsOf8(__m512i window, __m512i ends, int count, Out* out, int room) {
     __m512i rep = kLaneIndex64.Load();
     __m512i pe_prev = _mm512_set1_epi8(63);
     for (int g = 0; g < count; g += 8) {
       const __m512i eb = _mm512_permutexvar_epi8(rep, ends);
       const __m512i pe = _mm512_alignr_epi64(eb, pe_prev, 7);
-      __m512i unused_carry;
-      Emit<F>(Pack64UpTo8(window, window, pe, eb), static_cast<size_t>(std::min(count - g, 8)),
-              out + g, &unused_carry, room - g >= 8);
+      EmitLanes64(Pack64UpTo8(window, window, pe, eb), std::min(count - g, 8), out + g, room - g);
       pe_prev = eb;
       rep = _mm512_add_epi8(rep, _mm512_set1_epi8(8));
     }
   }
 
   // Stores the first `count` (at most 32) of the values in the 16-bit lanes of `v`
-  // (TwoByteValues32).
+  // (TwoByteValues32), with room for `room` values.
   static void EmitTwoByteValues32(__m512i v, int count, Out* out, int room) {
     EmitLanes32(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(v)), count < 16 ? count : 16, out,
-                room >= 16);
+                room);
     if (count > 16) {
       EmitLanes32(_mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(v, 1)), count - 16, out + 16,
-                  room >= 32);
+                  room - 16);
     }
   }
 
-  // Stores the first `count` (at most 16) of the values in the 32-bit lanes of `v` (values of at
-  // most 28 bits) at `out`, widened to 64 bits for 64-bit formats; with `whole`, all 16 lanes
-  // (REQUIRES: room for 16 values).
-  static void EmitLanes32(__m512i v, int count, Out* out, bool whole = false) {
+  // The stores of the values decoded above. Each is whole where `room_left`, the values of room
+  // from `out`, holds its lanes, else under a mask (see above); the one-byte paths' always under a
+  // mask.
+  //
+  // The first `count` (at most 16) of the values in the 32-bit lanes of `v` (values of at most 28
+  // bits), widened to 64 bits for 64-bit formats: 16 lanes.
+  static void EmitLanes32(__m512i v, int count, Out* out, int room_left) {
     __m512i unused_carry;
+    const bool whole = room_left >= 16;
     if constexpr (sizeof(Out) == 8) {
       EmitShort64<F>(v, static_cast<size_t>(count), out, &unused_carry, whole);
     } else {
       Emit<F>(v, static_cast<size_t>(count), out, &unused_carry, whole);
     }
+  }
+  // No room counted past the values: always under a mask.
+  static void EmitOneByteLanes32(__m512i v, int count, Out* out) {
+    EmitLanes32(v, count, out, /*room_left=*/0);
+  }
+  // The first `count` (at most 8) of the values in the 64-bit lanes of `v`, for a 64-bit format:
+  // 8 lanes.
+  static void EmitLanes64(__m512i v, int count, Out* out, int room_left) {
+    __m512i unused_carry;
+    Emit<F>(v, static_cast<size_t>(count), out, &unused_carry, /*whole=*/room_left >= 8);
   }
 };
 

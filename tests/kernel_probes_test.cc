@@ -21,6 +21,7 @@
 #include "gtest/gtest.h"
 #include "pbaccel/cpu_features.h"
 #include "pbaccel/internal/kernel_abi.h"
+#include "pbaccel/testing/wire_builder.h"
 
 namespace pbaccel {
 namespace internal {
@@ -44,15 +45,8 @@ extern const KernelDescriptor kSveKernel;
 
 namespace {
 
-std::string Varint(uint64_t v) {
-  std::string out;
-  do {
-    const uint8_t low = static_cast<uint8_t>(v & 0x7F);
-    v >>= 7;
-    out.push_back(static_cast<char>(v != 0 ? low | 0x80 : low));
-  } while (v != 0);
-  return out;
-}
+using ::pbaccel::testing::Varint;
+using ::pbaccel::testing::ZigZagDecode64;
 
 // `count` varints cycling through `values`, and the values themselves.
 std::string Payload(const std::vector<uint32_t>& values, int count, std::vector<uint32_t>* out) {
@@ -271,16 +265,11 @@ TEST(Avx512TinyStoresTest, WholeVectorsWhereTheRoomHoldsThem) {
       {true, {VarintFormat::kSInt64}, {int64_t{1} << 30, 300, 300, 300, 300, 300, 300}},
   };
   for (const Case& c : cases) {
-    std::vector<unsigned char> input;
-    for (const int64_t v : c.values) {
-      for (uint64_t x = static_cast<uint64_t>(v);; x >>= 7) {
-        input.push_back(static_cast<unsigned char>((x & 0x7F) | (x >= 0x80 ? 0x80 : 0)));
-        if (x < 0x80) break;
-      }
-    }
+    std::string input;
+    for (const int64_t v : c.values) input += Varint(static_cast<uint64_t>(v));
     const size_t n = input.size();
     input.resize(n + kTinyReadableBytes, 0x01);  // Readable past the payload, as decode_tiny asks.
-    const uint8_t* p = input.data();
+    const auto* p = reinterpret_cast<const uint8_t*>(input.data());
     const int count = static_cast<int>(c.values.size());
     // The least room each decoder takes: the values (bounded), one per payload byte (decode_tiny).
     const int least = c.bounded ? count : static_cast<int>(n);
@@ -299,7 +288,9 @@ TEST(Avx512TinyStoresTest, WholeVectorsWhereTheRoomHoldsThem) {
           std::memcpy(&v, out.data() + i * elem, elem);
           if (elem == 4) v = static_cast<uint32_t>(v);
           const int64_t raw = c.values[i];
-          EXPECT_EQ(v, format == VarintFormat::kSInt64 ? (raw >> 1) ^ -(raw & 1) : raw) << i;
+          EXPECT_EQ(
+              v, format == VarintFormat::kSInt64 ? ZigZagDecode64(static_cast<uint64_t>(raw)) : raw)
+              << i;
         }
         const auto untouched = [&](size_t from, size_t to) {
           return std::all_of(out.begin() + from * elem, out.begin() + to * elem,
