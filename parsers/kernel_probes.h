@@ -17,6 +17,8 @@ namespace internal {
 namespace probes {
 // 16-byte steps over one- and two-byte varints (parsers/two_byte_steps_avx2-inl.h).
 extern thread_local uint64_t two_byte_steps;
+// 8-byte steps of the block decoder's step loop (parsers/step_loop_avx2-inl.h).
+extern thread_local uint64_t step_loop_steps;
 // Runs of one-byte varints widened by SVE's predicated loads (parsers/sve_runs-inl.h).
 extern thread_local uint64_t sve_one_byte_runs;
 // Short payloads of one- and two-byte varints that avx512's tiny decoders decode in 16-bit lanes

@@ -9,8 +9,10 @@
 // file, after <immintrin.h> (or <smmintrin.h>), <algorithm>, <cstddef>, <cstdint>, <cstring>,
 // pbaccel/internal/kernel_abi.h and the shared -inl.h files (masked_vbyte_tables, varint_format,
 // varint_scalar, varint_size; with AVX2 also store8x32_avx2, step8_avx2 and two_byte_steps_avx2).
-// Compiled with -mavx2 (__AVX2__ defined), the same algorithm uses 256-bit forms where they save
-// instructions, and one more step; the tables, bounds and results are the same:
+// Compiled with -mavx2 (__AVX2__ defined; masked_vbyte_avx2, which decodes 64-bit formats with
+// step_loop_avx2-inl.h instead, so only 32-bit and bool formats come here), the same algorithm
+// uses 256-bit forms where they save instructions, and one more step; the tables, bounds and
+// results are the same:
 //   * the 64-byte continuation mask from two vpmovmskb instead of four pmovmskb;
 //   * 32-bit formats without a running sum (int32, uint32, sint32, enum): a one-byte run's values
 //     widened eight at a time (vpmovzxbd ymm) into 32-byte stores, and the blended step's eight
@@ -432,16 +434,11 @@ struct MaskedVByteDecoder {
         lo = ZigZag32(lo);
         hi = ZigZag32(hi);
       }
-#ifdef __AVX2__
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_cvtepi32_epi64(lo));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4), _mm256_cvtepi32_epi64(hi));
-#else
       __m128i* const to = reinterpret_cast<__m128i*>(out);
       _mm_storeu_si128(to, _mm_cvtepi32_epi64(lo));
       _mm_storeu_si128(to + 1, _mm_cvtepi32_epi64(_mm_srli_si128(lo, 8)));
       _mm_storeu_si128(to + 2, _mm_cvtepi32_epi64(hi));
       _mm_storeu_si128(to + 3, _mm_cvtepi32_epi64(_mm_srli_si128(hi, 8)));
-#endif
     } else {
       Put4x32<F>(lo, 4, out, carry);
       Put4x32<F>(hi, 4, out + 4, carry);

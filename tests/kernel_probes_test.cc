@@ -27,6 +27,7 @@ namespace pbaccel {
 namespace internal {
 namespace probes {
 thread_local uint64_t two_byte_steps = 0;
+thread_local uint64_t step_loop_steps = 0;
 thread_local uint64_t sve_one_byte_runs = 0;
 thread_local uint64_t avx512_two_byte_payloads = 0;
 }  // namespace probes
@@ -59,12 +60,16 @@ std::string Payload(const std::vector<uint32_t>& values, int count, std::vector<
   return payload;
 }
 
+// The formats whose block decoder takes the step loop's 8-byte steps (step_loop_avx2-inl.h).
+enum class StepLoopFormats { kNone, k64Bit, kAll };
+
 struct Probed {
   const char* name;
   const KernelDescriptor* kernel;
   uint32_t features;
   bool block_decoder_steps;  // Whether the block decoder takes two-byte windows (masked_vbyte's
                              // does not: only its short-payload decoders have the steps).
+  StepLoopFormats step_loop;
 };
 
 class KernelProbesTest : public ::testing::TestWithParam<Probed> {
@@ -121,6 +126,41 @@ TEST_P(KernelProbesTest, BlockDecoderTakesTwoByteWindows) {
   }
 }
 
+// Long payloads of one- to three-byte varints (OSM's dense node coordinates and ids are such
+// sint64 fields) in each format class: the step loop's steps where the kernel's table says so,
+// none elsewhere, and the values right either way.
+TEST_P(KernelProbesTest, BlockDecoderTakesTheStepLoopWhereItShould) {
+  std::vector<uint32_t> values;
+  const std::string payload = Payload(kWithLong, 1000, &values);
+  const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+  for (const VarintFormat format : {VarintFormat::kUInt32, VarintFormat::kInt32,
+                                    VarintFormat::kUInt64, VarintFormat::kSInt64}) {
+    const bool is64 = format == VarintFormat::kUInt64 || format == VarintFormat::kSInt64;
+    SCOPED_TRACE(absl::StrCat("format ", static_cast<int>(format)));
+    std::vector<uint64_t> out(values.size() + 64, ~uint64_t{0});
+    const uint64_t before = probes::step_loop_steps;
+    const DecodeResult r =
+        kernel().Decoder(format, false)(p, p + payload.size(), out.data(), out.size(), 0);
+    const uint64_t steps = probes::step_loop_steps - before;
+    ASSERT_EQ(r.status, DecodeStatus::kOk);
+    ASSERT_EQ(r.count, values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+      const uint64_t want = format == VarintFormat::kSInt64
+                                ? static_cast<uint64_t>(ZigZagDecode64(values[i]))
+                                : values[i];
+      const uint64_t got = is64 ? out[i] : reinterpret_cast<const uint32_t*>(out.data())[i];
+      ASSERT_EQ(got, want) << "value " << i;
+    }
+    const StepLoopFormats loop = GetParam().step_loop;
+    if (loop == StepLoopFormats::kAll || (loop == StepLoopFormats::k64Bit && is64)) {
+      // Every 8 bytes but the scalar tail's: no window of this payload is all one- or two-byte.
+      EXPECT_GE(steps, payload.size() / 8 - 2) << payload.size() << " bytes";
+    } else {
+      EXPECT_EQ(steps, 0u);
+    }
+  }
+}
+
 TEST_P(KernelProbesTest, TinyDecodersTakeSixteenByteSteps) {
   for (int count = 1; count <= 40; ++count) {
     for (const auto* values : {&kShort, &kWithLong}) {
@@ -161,14 +201,17 @@ TEST_P(KernelProbesTest, TinyDecodersTakeSixteenByteSteps) {
 INSTANTIATE_TEST_SUITE_P(
     ProbedKernels, KernelProbesTest,
 #if defined(__x86_64__)
-    ::testing::Values(Probed{"bmi2", &kBmi2Kernel, PBACCEL_PROBED_BMI2_FEATURES, true},
-                      Probed{"masked_vbyte_avx2", &kMaskedVbyteAvx2Kernel,
-                             PBACCEL_PROBED_MASKED_VBYTE_AVX2_FEATURES, true},
-                      Probed{"masked_vbyte", &kMaskedVbyteKernel,
-                             PBACCEL_PROBED_MASKED_VBYTE_FEATURES, false}),
+    ::testing::Values(
+        Probed{"bmi2", &kBmi2Kernel, PBACCEL_PROBED_BMI2_FEATURES, true, StepLoopFormats::kAll},
+        // The step loop (PortableBits) for 64-bit formats, Masked VByte otherwise.
+        Probed{"masked_vbyte_avx2", &kMaskedVbyteAvx2Kernel,
+               PBACCEL_PROBED_MASKED_VBYTE_AVX2_FEATURES, true, StepLoopFormats::k64Bit},
+        Probed{"masked_vbyte", &kMaskedVbyteKernel, PBACCEL_PROBED_MASKED_VBYTE_FEATURES, false,
+               StepLoopFormats::kNone}),
 #else
-    ::testing::Values(Probed{"neon", &kNeonKernel, PBACCEL_PROBED_NEON_FEATURES, true},
-                      Probed{"sve", &kSveKernel, PBACCEL_PROBED_SVE_FEATURES, true}),
+    ::testing::Values(
+        Probed{"neon", &kNeonKernel, PBACCEL_PROBED_NEON_FEATURES, true, StepLoopFormats::kNone},
+        Probed{"sve", &kSveKernel, PBACCEL_PROBED_SVE_FEATURES, true, StepLoopFormats::kNone}),
 #endif
     [](const ::testing::TestParamInfo<Probed>& info) { return std::string(info.param.name); });
 

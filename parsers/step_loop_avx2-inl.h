@@ -1,0 +1,182 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// step_loop_avx2-inl.h: the block decoder of packed varints of any length in step8_avx2-inl.h's
+// 8-byte steps, parameterized by how a step's pattern and payload bits are found (its `Bits`):
+// bmi2's decoder (Bmi2Bits: PEXT) and masked_vbyte_avx2's for 64-bit formats (PortableBits: a
+// movemask and shift-and-mask steps). parsers/bmi2.cc's header comment describes the algorithm:
+// passes of a precomputed number of 8-byte steps with no bounds check, the open varint carried
+// between steps, 64-byte windows of one-byte varints widened straight to their slots and windows
+// of one- and two-byte varints in 16-byte steps (lenient formats without a running sum), delta
+// and strict mode cut slot by slot, the rest and every malformed input finished by the bounded
+// scalar reader.
+//
+// Bounds: the step loop runs a precomputed number of steps, each reading 8 bytes and writing at
+// most kSlots slots; the window loop reads and writes 64 at a time while 64 bytes and 64 slots
+// remain; the bounded scalar reader reads nothing past the payload and writes nothing past `cap`.
+//
+// REQUIRES: included inside an anonymous namespace within pbaccel::internal, in a kernel's .cc
+// compiled with -mavx2, after parsers/kernel_probes.h (tests count the steps with it),
+// parsers/step8_avx2-inl.h and parsers/two_byte_steps_avx2-inl.h (and
+// what they require). No include guard; includes nothing (varint_format-inl.h says why).
+
+// The formats whose slots are written straight from the vectors (no running sum, no per-value
+// range check).
+template <VarintFormat F, bool kStrict>
+constexpr bool kVectorFanOut = !kStrict && !FormatTraits<F>::kDelta;
+
+// Steps between looks for a run of one-byte varints (every 1 KB; more often, the step loop's exit
+// mispredicts: docs/kernels.md).
+constexpr size_t kRunCheckSteps = 128;
+
+// The 64 one-byte varints at p into out[0, 64), eight slots at a time.
+template <typename Bits, VarintFormat F>
+inline void PutOneByteWindow(const uint8_t* p, typename FormatTraits<F>::Out* out) {
+  if constexpr (F == VarintFormat::kBool) {
+    for (int i = 0; i < 64; i += 32) {
+      const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
+                          _mm256_min_epu8(v, _mm256_set1_epi8(1)));
+    }
+    return;
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < 64; i += 8) {
+    const __m128i eight = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + i));
+    if constexpr (sizeof(typename FormatTraits<F>::Out) == 4) {
+      // Straight to 32-bit lanes: one widening instead of two to 64 bits and a repack.
+      Store8x32<F>(_mm256_cvtepu8_epi32(eight), out + i);
+    } else {
+      StoreFields<F, Bits>(
+          {_mm256_cvtepu8_epi64(eight), _mm256_cvtepu8_epi64(_mm_srli_si128(eight, 4))}, out + i);
+    }
+  }
+}
+
+template <typename Bits>
+struct StepLoop {
+  template <VarintFormat F, bool kStrict>
+  struct Decoder {
+    using Traits = FormatTraits<F>;
+    using Out = typename Traits::Out;
+    // Steps per pass of the step loop: formats with the short-varint run path look for a run every
+    // kRunCheckSteps steps.
+    static constexpr size_t kMaxSteps = kVectorFanOut<F, kStrict> ? kRunCheckSteps : SIZE_MAX;
+
+    // The driver: alternates ShortVarintRuns (where the format has them) with passes of up to
+    // kMaxSteps 8-byte steps that need no bounds check, each cutting the values ending in the step
+    // out of one PEXT of its payload bits (PutStep). The varint left open at the end of a step is
+    // carried in `open`. Whatever no full step covers, and any malformed input, is finished by the
+    // bounded scalar reader from the start of the open varint.
+    static DecodeResult Run(const uint8_t* p, const uint8_t* end, void* out_void, size_t cap,
+                            uint64_t delta_base) {
+      Out* const out = static_cast<Out*>(out_void);
+      size_t n = 0;
+      OpenVarint open;                         // The varint left open at the last step's end.
+      Out sum = static_cast<Out>(delta_base);  // Delta formats: the last value kept.
+      for (;;) {
+        if constexpr (kVectorFanOut<F, kStrict>) {
+          if (open.shift == 0) ShortVarintRuns(&p, end, out, &n, cap);
+        }
+        // Steps that need no bounds check: each reads 8 bytes and writes at most kSlots slots.
+        size_t steps = end - p >= 8 ? static_cast<size_t>(end - p - 8) / kStepBytes + 1 : 0;
+        if (steps > (cap - n) / kSlots) steps = (cap - n) / kSlots;
+        if (steps == 0) break;
+        if (steps > kMaxSteps) steps = kMaxSteps;
+        const uint8_t* const stop = p + steps * kStepBytes;
+        bool malformed = false;
+        do {
+          const uint64_t w = LoadLittleEndian64(p);
+          const StepRecipe& s = kStepRecipes.step[Bits::Pattern(w)];
+          const uint64_t packed = Bits::Payload(w);
+          const uint64_t first = open.First<Bits>(packed, s);
+          // A varint reaching its 11th byte is malformed.
+          if (__builtin_expect(open.shift + s.first_bits > 70, 0) ||
+              !PutStep(w, packed, first, s, open.shift, out + n, &sum)) {
+            malformed = true;
+            break;
+          }
+          PBACCEL_KERNEL_PROBE(step_loop_steps);
+          open.Advance(packed, first, s);
+          n += s.count;
+          p += kStepBytes;
+        } while (p != stop);
+        if (malformed) break;
+      }
+      // Finish from the start of the open varint: the bounded reader decodes the rest, reads
+      // nothing past `end`, and names any error at its exact offset.
+      p -= open.bytes();
+      OutputSink<F> sink(out, static_cast<uint64_t>(sum));
+      return DecodeTail<F, kStrict>(p, end, sink, n, cap);
+    }
+
+    // Runs of 64-byte windows of short varints, while no varint is open (the caller's REQUIRES) and
+    // 64 bytes and 64 slots remain: a window without a continuation bit (small values, bools) is
+    // widened straight to 64 slots; one whose varints are all one or two bytes, in four 16-byte
+    // steps (two_byte_steps_avx2-inl.h: at most 48 values before the last step, which stores at
+    // most 16 slots from there, so within the 64), a varint begun in its last byte left to the next
+    // window. Advances *p and *n.
+    __attribute__((always_inline)) static void ShortVarintRuns(const uint8_t** p,
+                                                               const uint8_t* end, Out* out,
+                                                               size_t* n, size_t cap) {
+      while (end - *p >= 64 && cap - *n >= 64) {
+        const uint64_t more = HighBitsOf64(*p);
+        if (more == 0) {
+          PutOneByteWindow<Bits, F>(*p, out + *n);
+          *p += 64;
+          *n += 64;
+          continue;
+        }
+        if (!AllVarintsUpToTwoBytes(more)) return;
+        TwoByteSteps<F, Bits> steps{out + *n};
+#pragma GCC unroll 4
+        for (int j = 0; j < 64; j += 16) {
+          steps.Step(_mm_loadu_si128(reinterpret_cast<const __m128i*>(*p + j)));
+        }
+        *p += 64 - (more >> 63);  // A varint begun in the last byte starts the next window.
+        *n += steps.count;
+      }
+    }
+
+    // One step's stores: the values of the step described by `s` (word `w`, payload bits `packed`,
+    // its first value `first` including the open varint's earlier bytes) into out[0, kSlots) (the
+    // `s.count` real ones; the rest are overwritten by the next step). Vector formats: the AVX2
+    // fan-out. Delta and strict: slot by slot (FieldOf), delta continuing from *sum. Returns false,
+    // storing nothing that counts, when strict mode rejects a value.
+    __attribute__((always_inline)) static bool PutStep(uint64_t w, uint64_t packed, uint64_t first,
+                                                       const StepRecipe& s, unsigned open_shift,
+                                                       Out* out, Out* sum) {
+      if constexpr (kVectorFanOut<F, kStrict>) {
+        StoreStepValues<F, Bits>(packed, first, s, out);
+        return true;
+      } else {
+        uint64_t v[kSlots];
+        v[0] = first;
+#pragma GCC unroll 8
+        for (int k = 1; k < kSlots; ++k) v[k] = FieldOf(packed, s, k);
+        if (kStrict) {
+          // Values out of range, and a 10-byte varint whose last byte carries bits past 63.
+          bool bad = s.count > 0 && open_shift + s.first_bits == 70 &&
+                     ((w >> (8 * (s.first_len - 1))) & 0x7F) > 1;
+#pragma GCC unroll 8
+          for (int k = 0; k < kSlots; ++k) bad |= k < s.count && !Traits::FitsStrict(v[k]);
+          if (__builtin_expect(bad, 0)) return false;
+        }
+        if constexpr (Traits::kDelta) {
+          Out running[kSlots];
+          Out acc = *sum;
+#pragma GCC unroll 8
+          for (int k = 0; k < kSlots; ++k) {
+            acc = static_cast<Out>(acc + Traits::Convert(v[k]));
+            running[k] = acc;
+            out[k] = acc;
+          }
+          if (s.count > 0) *sum = running[s.count - 1];
+        } else {
+#pragma GCC unroll 8
+          for (int k = 0; k < kSlots; ++k) out[k] = Traits::Convert(v[k]);
+        }
+        return true;
+      }
+    }
+  };
+};
