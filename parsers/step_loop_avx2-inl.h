@@ -16,8 +16,8 @@
 //
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, in a kernel's .cc
 // compiled with -mavx2, after parsers/kernel_probes.h (tests count the steps with it),
-// parsers/step8_avx2-inl.h and parsers/two_byte_steps_avx2-inl.h (and
-// what they require). No include guard; includes nothing (varint_format-inl.h says why).
+// parsers/step8_avx2-inl.h and parsers/two_byte_steps_avx2-inl.h (and what they require). No
+// include guard; includes nothing (varint_format-inl.h says why).
 
 // The formats whose slots are written straight from the vectors (no running sum, no per-value
 // range check).
@@ -64,9 +64,9 @@ struct StepLoop {
 
     // The driver: alternates ShortVarintRuns (where the format has them) with passes of up to
     // kMaxSteps 8-byte steps that need no bounds check, each cutting the values ending in the step
-    // out of one PEXT of its payload bits (PutStep). The varint left open at the end of a step is
-    // carried in `open`. Whatever no full step covers, and any malformed input, is finished by the
-    // bounded scalar reader from the start of the open varint.
+    // out of its packed payload bits (Bits::Payload; PutStep). The varint left open at the end of a
+    // step is carried in `open`. Whatever no full step covers, and any malformed input, is finished
+    // by the bounded scalar reader from the start of the open varint.
     static DecodeResult Run(const uint8_t* p, const uint8_t* end, void* out_void, size_t cap,
                             uint64_t delta_base) {
       Out* const out = static_cast<Out*>(out_void);
