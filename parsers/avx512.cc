@@ -772,17 +772,8 @@ struct Avx512TinyDecoderImpl {
       if constexpr (F == VarintFormat::kBool) {
         _mm512_mask_storeu_epi8(out, in, _mm512_min_epu8(bytes, _mm512_set1_epi8(1)));
       } else {
-        // count == n: each quarter of 16 under its own count (the first two full for n > 32, the
-        // case of 32-bit formats), with no branch.
-        const auto quarter = [count](int q) { return LaneCount(count - 16 * q); };
-        EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(bytes, 0)), quarter(0),
-                           out);
-        EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(bytes, 1)), quarter(1),
-                           out + 16);
-        EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(bytes, 2)), quarter(2),
-                           out + 32);
-        EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(bytes, 3)), quarter(3),
-                           out + 48);
+        // count == n (the first two quarters full for n > 32, the case of 32-bit formats).
+        EmitOneByteWindow(bytes, count, out);
       }
       return count;
     }
@@ -832,20 +823,9 @@ struct Avx512TinyDecoderImpl {
     const int count = count_lo + static_cast<int>(_mm_popcnt_u64(term_hi));
     if (count > room) return kTinyUnhandled;
     if ((cont_lo | cont_hi) == 0) {
-      // One-byte varints only (count == n): each 16 bytes widened, under its own clamped count.
-      const auto sixteen = [count](int q) { return LaneCount(count - 16 * q); };
-      EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(lo, 0)), 16, out);
-      EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(lo, 1)), 16, out + 16);
-      EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(lo, 2)), 16, out + 32);
-      EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(lo, 3)), 16, out + 48);
-      EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(hi, 0)), sixteen(4),
-                         out + 64);
-      EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(hi, 1)), sixteen(5),
-                         out + 80);
-      EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(hi, 2)), sixteen(6),
-                         out + 96);
-      EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(hi, 3)), sixteen(7),
-                         out + 112);
+      // One-byte varints only (count == n): the first 64 values, then the rest.
+      EmitOneByteWindow(lo, 64, out);
+      EmitOneByteWindow(hi, count - 64, out + 64);
       return count;
     }
     if (count > 64) return kTinyUnhandled;
@@ -926,6 +906,19 @@ struct Avx512TinyDecoderImpl {
   // No room counted past the values: always under a mask.
   static void EmitOneByteLanes32(__m512i v, int count, Out* out) {
     EmitLanes32(v, count, out, /*room_left=*/0);
+  }
+  // The first `count` (at most 64) of the 64 one-byte values that are the bytes of `bytes`: each
+  // quarter of 16 widened and stored under its own clamped count, with no branch. Inlined, so that
+  // a constant count folds (RunUpTo128's first 64).
+  __attribute__((always_inline)) static void EmitOneByteWindow(__m512i bytes, int count, Out* out) {
+    EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(bytes, 0)), LaneCount(count),
+                       out);
+    EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(bytes, 1)),
+                       LaneCount(count - 16), out + 16);
+    EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(bytes, 2)),
+                       LaneCount(count - 32), out + 32);
+    EmitOneByteLanes32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(bytes, 3)),
+                       LaneCount(count - 48), out + 48);
   }
   // The first `count` (at most 8) of the values in the 64-bit lanes of `v`, for a 64-bit format:
   // 8 lanes.

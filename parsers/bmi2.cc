@@ -48,10 +48,8 @@
 //
 // The measurements behind these choices are in docs/kernels.md.
 //
-// Bounds: the inner loop runs a precomputed number of steps, each reading 8 bytes and writing at
-// most 8 slots, so it carries no bounds check; the one-byte run loop reads and writes 64 at a time
-// while 64 bytes and 64 slots remain; the last varints (and any partial one) finish in the bounded
-// scalar reader, which reads nothing past the payload.
+// Bounds: the block decoder's are the step loop's (step_loop_avx2-inl.h); the short-payload
+// decoders keep kernel_abi.h's contract for decode_tiny and decode_tiny_bounded.
 
 #include <immintrin.h>
 
