@@ -126,11 +126,14 @@ TEST(KernelRegistryTest, PolicyPerCpuGeneration) {
     CpuInfo cpu;
     const char* expected;
   } cases[] = {
-      {Cpu(CpuVendor::kAmd, 0x19, 0x11, kAvx512), "avx512"},  // Zen 4.
-      {Cpu(CpuVendor::kIntel, 6, 0x6A, kAvx512), "avx512"},   // Ice Lake-SP.
-      {Cpu(CpuVendor::kIntel, 6, 0x55, kAvx512), "bmi2"},     // Cascade Lake: 512-bit veto.
-      {Cpu(CpuVendor::kAmd, 0x19, 0x01, kAvx2Bmi2), "bmi2"},  // Zen 3.
-      {Cpu(CpuVendor::kIntel, 6, 0x3C, kAvx2Bmi2), "bmi2"},   // Haswell.
+      {Cpu(CpuVendor::kAmd, 0x1A, 0x02, kAvx512), "avx512_bmi2"},  // Zen 5 (Turin).
+      {Cpu(CpuVendor::kAmd, 0x1A, 0x44, kAvx512), "avx512_bmi2"},  // Zen 5 (Granite Ridge).
+      {Cpu(CpuVendor::kAmd, 0x1A, 0x44, kAvx2Bmi2), "bmi2"},       // Zen 5, AVX-512 hidden.
+      {Cpu(CpuVendor::kAmd, 0x19, 0x11, kAvx512), "avx512"},       // Zen 4.
+      {Cpu(CpuVendor::kIntel, 6, 0x6A, kAvx512), "avx512"},        // Ice Lake-SP.
+      {Cpu(CpuVendor::kIntel, 6, 0x55, kAvx512), "bmi2"},          // Cascade Lake: 512-bit veto.
+      {Cpu(CpuVendor::kAmd, 0x19, 0x01, kAvx2Bmi2), "bmi2"},       // Zen 3.
+      {Cpu(CpuVendor::kIntel, 6, 0x3C, kAvx2Bmi2), "bmi2"},        // Haswell.
       {Cpu(CpuVendor::kAmd, 0x17, 0x31, kAvx2Bmi2), "masked_vbyte_avx2"},  // Zen 2: slow PEXT.
       {Cpu(CpuVendor::kAmd, 0x15, 0x60, kAvx2Bmi2), "masked_vbyte_avx2"},  // Excavator.
       // A VM exposing AVX2 but hiding BMI1/BMI2/LZCNT: no kernel whose code holds them.
@@ -144,6 +147,51 @@ TEST(KernelRegistryTest, PolicyPerCpuGeneration) {
     EXPECT_STREQ(SelectKernel(c.cpu, "", &warning).kernel->name, c.expected)
         << "family " << c.cpu.family << " model " << c.cpu.model;
   }
+  // Asked for by name, avx512 is avx512 on Zen 5 too.
+  std::string warning;
+  EXPECT_STREQ(
+      SelectKernel(Cpu(CpuVendor::kAmd, 0x1A, 0x02, kAvx512), "avx512", &warning).kernel->name,
+      "avx512");
+}
+
+TEST(KernelRegistryTest, NarrowFormatRuleCoversExactlyZen5) {
+  EXPECT_TRUE(Bmi2WinsNarrowFormats(Cpu(CpuVendor::kAmd, 0x1A, 0x02, kEverything)));
+  EXPECT_TRUE(Bmi2WinsNarrowFormats(Cpu(CpuVendor::kAmd, 0x1A, 0x44, kEverything)));
+  EXPECT_FALSE(Bmi2WinsNarrowFormats(Cpu(CpuVendor::kAmd, 0x19, 0x11, kEverything)));  // Zen 4.
+  EXPECT_FALSE(Bmi2WinsNarrowFormats(Cpu(CpuVendor::kIntel, 6, 0x8F, kEverything)));
+  EXPECT_FALSE(Bmi2WinsNarrowFormats(Cpu(CpuVendor::kOther, 0x1A, 0x02, kEverything)));
+}
+
+// avx512_bmi2 is exactly avx512's decoders for the 64-bit formats and bmi2's for the others (the
+// function pointers themselves: the every-kernel tests then decode through it like any kernel).
+TEST(KernelRegistryTest, Avx512Bmi2SplitsTheFormatsByWidth) {
+  const KernelEntry* split = FindKernel("avx512_bmi2");
+  const KernelEntry* avx512 = FindKernel("avx512");
+  const KernelEntry* bmi2 = FindKernel("bmi2");
+  ASSERT_NE(split, nullptr);
+  ASSERT_NE(avx512, nullptr);
+  ASSERT_NE(bmi2, nullptr);
+  EXPECT_EQ(split->required_features, avx512->required_features | bmi2->required_features);
+  EXPECT_EQ(split->kernel->count_terminators, avx512->kernel->count_terminators);
+  const KernelDescriptor& k = *split->kernel;
+  int wide = 0;
+  for (int f = 0; f < kNumVarintFormats; ++f) {
+    const VarintFormat format = static_cast<VarintFormat>(f);
+    const bool is_wide = format == VarintFormat::kInt64 || format == VarintFormat::kUInt64 ||
+                         format == VarintFormat::kSInt64 || format == VarintFormat::kDeltaUInt64;
+    wide += is_wide;
+    const KernelDescriptor& from = is_wide ? *avx512->kernel : *bmi2->kernel;
+    const KernelDescriptor& other = is_wide ? *bmi2->kernel : *avx512->kernel;
+    for (int strict = 0; strict < 2; ++strict) {
+      EXPECT_EQ(k.decode[f][strict], from.decode[f][strict]) << "format " << f;
+      EXPECT_NE(k.decode[f][strict], other.decode[f][strict]) << "format " << f;
+    }
+    EXPECT_EQ(k.decode_tiny[f], from.decode_tiny[f]) << "format " << f;
+    EXPECT_EQ(k.decode_tiny_bounded[f], from.decode_tiny_bounded[f]) << "format " << f;
+  }
+  EXPECT_EQ(wide, 4);
+  EXPECT_GE(k.bounded_tiny_spare_values, avx512->kernel->bounded_tiny_spare_values);
+  EXPECT_GE(k.bounded_tiny_spare_values, bmi2->kernel->bounded_tiny_spare_values);
 }
 #endif  // defined(__x86_64__)
 

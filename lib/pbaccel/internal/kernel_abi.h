@@ -173,7 +173,8 @@ enum class SizeFormat : uint8_t {
 inline constexpr int kNumSizeFormats = 5;
 using SizeFn = size_t (*)(const void* values, size_t n);
 
-// One kernel: its name (= its file stem = its PBACCEL_KERNEL value) and its functions.
+// One kernel: its name (= its file stem = its PBACCEL_KERNEL value; a split of two kernels by
+// format, lib/kernel_registry.cc's avx512_bmi2, has none) and its functions.
 struct KernelDescriptor {
   const char* name;
   const char* summary;  // One line: the technique, and which inputs take which path.
