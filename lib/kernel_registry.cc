@@ -114,10 +114,17 @@ KernelDescriptor SplitByWidth(const KernelDescriptor& wide, const KernelDescript
   return k;
 }
 
-const KernelDescriptor kAvx512Bmi2Kernel =
-    SplitByWidth(kAvx512Kernel, kBmi2Kernel, "avx512_bmi2",
-                 "avx512 for 64-bit formats, bmi2 for 32-bit formats and bool (AMD Zen 5, where "
-                 "bmi2's whole steps beat avx512's masked stores in real messages)");
+// Zero until Entries() fills it on first use: not a dynamic initializer, because a program's own
+// static initializer, in another file, may parse (or list the kernels) before this file's have run.
+// Its parts, the table's descriptors, are constant-initialized, so readable at any time.
+KernelDescriptor g_avx512_bmi2;
+
+void FillSplitEntries() {
+  g_avx512_bmi2 =
+      SplitByWidth(kAvx512Kernel, kBmi2Kernel, "avx512_bmi2",
+                   "avx512 for 64-bit formats, bmi2 for 32-bit formats and bool (AMD Zen 5, where "
+                   "bmi2's whole steps beat avx512's masked stores in real messages)");
+}
 #endif  // PBACCEL_X86_KERNELS
 
 #if PBACCEL_ARM64_KERNELS
@@ -139,25 +146,35 @@ const char* VetoShortSveVectors(const CpuInfo& cpu) {
 // measurements behind that order are in docs/kernels.md and docs/arm64.md.
 const KernelEntry kRegistry[] = {
 #if PBACCEL_X86_KERNELS
-    {&kAvx512Bmi2Kernel, kAvx512KernelFeatures | kBmi2KernelFeatures,
-     &VetoUnlessBmi2WinsNarrowFormats},
+    {&g_avx512_bmi2, kAvx512KernelFeatures | kBmi2KernelFeatures, &VetoUnlessBmi2WinsNarrowFormats},
 #endif
 #define PBACCEL_KERNEL_ENTRY(descriptor, features, veto) {&descriptor, features, veto},
 #include "parsers/kernel_table.inc"
 #undef PBACCEL_KERNEL_ENTRY
 };
 
+// kRegistry, its split entries filled (once, thread-safe): every use of the registry goes through
+// this.
+absl::Span<const KernelEntry> Entries() {
+#if PBACCEL_X86_KERNELS
+  static const bool filled = (FillSplitEntries(), true);
+  static_cast<void>(filled);
+#endif
+  return kRegistry;
+}
+
 std::string KnownNames() {
   std::vector<absl::string_view> names;
-  for (const KernelEntry& e : kRegistry) names.push_back(e.kernel->name);
+  for (const KernelEntry& e : Entries()) names.push_back(e.kernel->name);
   return absl::StrJoin(names, ", ");
 }
 
 const KernelEntry& AutoSelect(const CpuInfo& cpu) {
-  for (const KernelEntry& e : kRegistry) {
+  const absl::Span<const KernelEntry> entries = Entries();
+  for (const KernelEntry& e : entries) {
     if (cpu.Has(e.required_features) && (e.veto == nullptr || e.veto(cpu) == nullptr)) return e;
   }
-  return kRegistry[sizeof(kRegistry) / sizeof(kRegistry[0]) - 1];  // scalar runs anywhere.
+  return entries.back();  // scalar runs anywhere.
 }
 
 const KernelDescriptor* ResolveFromEnvironment() {
@@ -204,10 +221,10 @@ ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD const KernelDescriptor& ResolveAutoK
   return *kernel;
 }
 
-absl::Span<const KernelEntry> KernelRegistry() { return kRegistry; }
+absl::Span<const KernelEntry> KernelRegistry() { return Entries(); }
 
 const KernelEntry* FindKernel(absl::string_view name) {
-  for (const KernelEntry& e : kRegistry) {
+  for (const KernelEntry& e : Entries()) {
     if (name == e.kernel->name) return &e;
   }
   return nullptr;

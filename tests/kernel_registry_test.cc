@@ -33,6 +33,20 @@ CpuInfo Cpu(CpuVendor vendor, uint32_t family, uint32_t model, uint32_t features
 
 constexpr uint32_t kEverything = ~0u;
 
+// Whether every registered kernel had its name and decoders when this file's static initializer
+// ran, which comes before the library's own (objects link before archives): a program may parse in
+// a static initializer of its own.
+const bool kRegistryWholeAtStaticInit = [] {
+  for (const KernelEntry& e : KernelRegistry()) {
+    if (e.kernel->name == nullptr || e.kernel->decode[0][0] == nullptr) return false;
+  }
+  return true;
+}();
+
+TEST(KernelRegistryTest, WholeDuringStaticInitialization) {
+  EXPECT_TRUE(kRegistryWholeAtStaticInit);
+}
+
 TEST(KernelRegistryTest, NamesAreUniqueAndScalarIsLastAndNeedsNothing) {
   std::set<std::string> names;
   for (const KernelEntry& e : KernelRegistry()) {
