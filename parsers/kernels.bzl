@@ -56,12 +56,11 @@ CPU_FEATURES = {
     "sve": struct(arch = "aarch64", enum = "kCpuSve", copt = "-march=armv8.2-a+sve"),
 }
 
-# (lib/kernel_registry.cc puts one entry ahead of these rows: avx512_bmi2, this table's avx512 and
-# bmi2 decoders split by format width, for AMD Zen 5; docs/kernels.md.)
 # The kernels, in priority order: auto-selection takes the first row whose features the CPU has and
 # whose veto (a rule in lib/kernel_registry.cc, with its evidence) does not reject the CPU. `arch`
 # is where the kernel builds (a key of ARCHES, or "any"); its features must be that architecture's.
-# The last row must run anywhere.
+# The last row must run anywhere. One registry entry comes before these rows: avx512_bmi2, the
+# avx512 and bmi2 rows' decoders split by format width, for AMD Zen 5 (lib/kernel_registry.cc).
 KERNELS = [
     struct(
         name = "avx512",

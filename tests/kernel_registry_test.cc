@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "pbaccel/kernels.h"
 #include "pbaccel/testing/every_kernel.h"
+#include "pbaccel/testing/formats.h"
 
 namespace pbaccel {
 namespace internal {
@@ -190,9 +191,7 @@ TEST(KernelRegistryTest, Avx512Bmi2SplitsTheFormatsByWidth) {
   const KernelDescriptor& k = *split->kernel;
   int wide = 0;
   for (int f = 0; f < kNumVarintFormats; ++f) {
-    const VarintFormat format = static_cast<VarintFormat>(f);
-    const bool is_wide = format == VarintFormat::kInt64 || format == VarintFormat::kUInt64 ||
-                         format == VarintFormat::kSInt64 || format == VarintFormat::kDeltaUInt64;
+    const bool is_wide = testing::OutputSize(static_cast<VarintFormat>(f)) == 8;
     wide += is_wide;
     const KernelDescriptor& from = is_wide ? *avx512->kernel : *bmi2->kernel;
     const KernelDescriptor& other = is_wide ? *bmi2->kernel : *avx512->kernel;
