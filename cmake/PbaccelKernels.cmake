@@ -9,7 +9,7 @@
 #     PBACCEL_KERNEL_<K>_FEATURES, PBACCEL_KERNEL_<K>_VETO and PBACCEL_KERNEL_<K>_PROBED (whether
 #     tests link a build of it counting its fast paths, parsers/kernel_probes.h); per feature F,
 #     PBACCEL_FEATURE_<F>_COPT and _ENUM; per architecture A, PBACCEL_ARCH_<A>_GUARD and
-#     PBACCEL_ARCH_<A>_PROCESSORS.
+#     PBACCEL_ARCH_<A>_PROCESSORS; PBACCEL_KERNEL_CODE_COPTS, the flags every kernel takes.
 #   pbaccel_kernel_builds(<kernel> <out var>)
 #     whether a kernel builds for CMAKE_SYSTEM_PROCESSOR (its architecture's, or "any").
 #   pbaccel_write_kernel_table_inc(<output file>)
@@ -41,6 +41,13 @@ function(pbaccel_read_kernel_table bzl)
   if(NOT feature_rows)
     message(FATAL_ERROR "pbaccel: no CPU_FEATURES rows found in ${bzl}")
   endif()
+  # KERNEL_CODE_COPTS = ["-fX", ...]: the flags of every kernel, whatever its features.
+  if(NOT text MATCHES "\nKERNEL_CODE_COPTS = \\[([^]]*)\\]")
+    message(FATAL_ERROR "pbaccel: no KERNEL_CODE_COPTS list found in ${bzl}")
+  endif()
+  string(REGEX MATCHALL "\"[-a-z0-9=]+\"" code_copts "${CMAKE_MATCH_1}")
+  string(REPLACE "\"" "" code_copts "${code_copts}")
+  set(PBACCEL_KERNEL_CODE_COPTS "${code_copts}" PARENT_SCOPE)
   # KERNELS = [ struct(name = "...", <comments> features = [...], veto = ...), ... ]
   string(FIND "${text}" "KERNELS = [" start)
   string(SUBSTRING "${text}" ${start} -1 table)

@@ -119,14 +119,22 @@ KERNELS = [
     struct(name = "scalar", arch = "any", features = [], veto = None),
 ]
 
+# Flags every kernel library is compiled with, whatever its features: its functions start at a
+# 64-byte line, so a kernel's speed does not depend on where a program's linker puts it (at the
+# compiler's usual 16-byte steps it moved a corpus's figure by a quarter between builds of the same
+# code: docs/kernels.md, "Code placement: every kernel function at a 64-byte line"). CMake reads
+# this list too.
+KERNEL_CODE_COPTS = ["-falign-functions=64"]
+
 def kernel_copts(kernel):
     """The compiler flags of `kernel`: exactly one per declared feature."""
     return [CPU_FEATURES[f].copt for f in kernel.features if CPU_FEATURES[f].copt]
 
 def _kernel_library_copts(kernel):
-    """kernel_copts(kernel), optimized in -c fastbuild as the parsers calling it are
-    (tools/optimize.bzl): a kernel's short-payload decoders run on the parse's stack."""
-    return kernel_copts(kernel) + parser_copts()
+    """kernel_copts(kernel) and KERNEL_CODE_COPTS, optimized in -c fastbuild as the parsers
+    calling it are (tools/optimize.bzl): a kernel's short-payload decoders run on the parse's
+    stack."""
+    return kernel_copts(kernel) + KERNEL_CODE_COPTS + parser_copts()
 
 def probed_kernel_defines():
     """For tests/kernel_probes_test.cc: PBACCEL_PROBED_<NAME>_FEATURES=<CpuFeature mask> for each

@@ -2,7 +2,9 @@
 # Kernels are hermetic: each kernel object exports exactly one symbol, its KernelDescriptor, and
 # defines no weak symbols. A weak (inline or template) function compiled with AVX-512 flags could be
 # picked by the linker for every caller, and crash CPUs without AVX-512 (Abseil's rule for
-# instruction-set-specific targets). Arguments: the kernels' archives.
+# instruction-set-specific targets). And every function's code starts at a 64-byte line (kernels.bzl's
+# KERNEL_CODE_COPTS), so where a kernel's hot decoder lies in a cache line is the same in every
+# program that links it. Arguments: the kernels' archives.
 set -u
 status=0
 checked=0
@@ -23,6 +25,24 @@ for archive in "$@"; do
   if [ "$count" -ne 1 ] || ! echo "$exported" | grep -q '^_ZN7pbaccel8internal[0-9]*k[A-Za-z0-9]*KernelE$'; then
     echo "FAIL: $archive must export exactly its KernelDescriptor, exports:"
     echo "$exported" | sed 's/^/    /'
+    status=1
+  fi
+  # A function is at a line when its section is aligned to 2**6 or more and it starts at an offset
+  # that is a multiple of 64 (hex ending 00, 40, 80 or c0). Cold parts (.text.unlikely) and start-up
+  # code (.text.startup) are left out, as are the functions the compiler adds (static initializers,
+  # a sanitizer's module constructors).
+  misaligned=$(objdump -h -t "$archive" | awk '
+    / file format / { delete align }
+    /^ *[0-9]+ \.text/ { split($NF, a, "[*][*]"); align[$2] = a[2] + 0 }
+    match($0, / F [^ \t]+/) {
+      section = substr($0, RSTART + 3, RLENGTH - 3)
+      if (section ~ /^\.text\.(unlikely|startup)/) next
+      offset = substr($1, length($1) - 1)
+      if (align[section] < 6 || offset !~ /^[048c]0$/) print $NF
+    }' | grep -Ev "$compiler_made|^_GLOBAL__|^[a-z]+\.module_[cd]tor")
+  if [ -n "$misaligned" ]; then
+    echo "FAIL: $archive has functions not at a 64-byte line (KERNEL_CODE_COPTS not applied?):"
+    echo "$misaligned" | sed 's/^/    /' | head -20
     status=1
   fi
   checked=$((checked + 1))
