@@ -1,8 +1,9 @@
 # The kernel table for CMake, read from the same definition Bazel uses: parsers/kernels.bzl
 # (CPU_FEATURES: each feature's compiler flag and CpuFeature enumerator; KERNELS: the rows in
-# priority order, with their features and veto rule). So the two builds cannot drift: a kernel is
-# compiled with exactly the flags of its declared features, and kernel_table.inc is written the
-# same way as kernels.bzl's _kernel_table_inc rule writes it.
+# priority order, with their features and veto rule; KERNEL_CODE_COPTS, every kernel's flags). So
+# the two builds cannot drift: a kernel is compiled with exactly the flags of its declared features
+# and KERNEL_CODE_COPTS, and kernel_table.inc is written the same way as kernels.bzl's
+# _kernel_table_inc rule writes it.
 #
 #   pbaccel_read_kernel_table(<bzl file>)
 #     sets PBACCEL_KERNELS (names, in priority order) and, per kernel K, PBACCEL_KERNEL_<K>_ARCH,

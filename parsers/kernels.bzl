@@ -2,7 +2,7 @@
 
 Everything else about a kernel is derived from its row in KERNELS:
   * its cc_library (source `<name>.cc`), built for its architecture only, with exactly the flags of
-    its declared features;
+    its declared features (and KERNEL_CODE_COPTS, every kernel's);
   * the registry's entry (lib/kernel_registry.cc includes the generated `kernel_table.inc`): the
     descriptor `k<Name>Kernel`, the CpuFeature mask of the same features, the veto rule, and the
     priority order (the order of the rows);
