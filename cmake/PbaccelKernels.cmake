@@ -46,7 +46,7 @@ function(pbaccel_read_kernel_table bzl)
   if(NOT text MATCHES "\nKERNEL_CODE_COPTS = \\[([^]]*)\\]")
     message(FATAL_ERROR "pbaccel: no KERNEL_CODE_COPTS list found in ${bzl}")
   endif()
-  string(REGEX MATCHALL "\"[-a-z0-9=]+\"" code_copts "${CMAKE_MATCH_1}")
+  string(REGEX MATCHALL "\"[^\"]+\"" code_copts "${CMAKE_MATCH_1}")
   string(REPLACE "\"" "" code_copts "${code_copts}")
   set(PBACCEL_KERNEL_CODE_COPTS "${code_copts}" PARENT_SCOPE)
   # KERNELS = [ struct(name = "...", <comments> features = [...], veto = ...), ... ]
