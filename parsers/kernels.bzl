@@ -120,11 +120,17 @@ KERNELS = [
 ]
 
 # Flags every kernel library is compiled with, whatever its features: its functions start at a
-# 64-byte line, so a kernel's speed does not depend on where a program's linker puts it (at the
-# compiler's usual 16-byte steps it moved a corpus's figure by a quarter between builds of the same
-# code: docs/kernels.md, "Code placement: every kernel function at a 64-byte line"). CMake reads
-# this list too.
+# 64-byte line, so a kernel's speed does not depend on where a program's linker puts it
+# (docs/kernels.md, "Code placement: every kernel function at a 64-byte line"). CMake reads this
+# list too; //tests:kernel_symbols_test checks the alignment (kernel_function_alignment()).
 KERNEL_CODE_COPTS = ["-falign-functions=64"]
+
+def kernel_function_alignment():
+    """The byte alignment KERNEL_CODE_COPTS gives every kernel function."""
+    for copt in KERNEL_CODE_COPTS:
+        if copt.startswith("-falign-functions="):
+            return int(copt[len("-falign-functions="):])
+    fail("KERNEL_CODE_COPTS has no -falign-functions=N")
 
 def kernel_copts(kernel):
     """The compiler flags of `kernel`: exactly one per declared feature."""
