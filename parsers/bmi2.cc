@@ -88,11 +88,15 @@ namespace {
 // decode_tiny and decode_tiny_bounded, from both kinds of steps.
 #include "parsers/short_payloads_avx2-inl.h"
 
-// The step's pattern, payload bits, low bits and bool spread by BMI2 (step8_avx2-inl.h's Bits).
+// The step's pattern, payload bits, low bits (the first varint's too) and bool spread by BMI2
+// (step8_avx2-inl.h's Bits).
 struct Bmi2Bits {
   static uint64_t Pattern(uint64_t w) { return _pext_u64(w, kContinuationMask); }
   static uint64_t Payload(uint64_t w) { return _pext_u64(w, kPayloadMask); }
   static uint64_t LowBits(uint64_t x, unsigned n) { return _bzhi_u64(x, n); }
+  static uint64_t FirstBits(uint64_t packed, const StepRecipe& s) {
+    return _bzhi_u64(packed, s.first_bits);
+  }
   static uint64_t SpreadBits8(uint64_t b) { return _pdep_u64(b, 0x0101010101010101ull); }
 };
 

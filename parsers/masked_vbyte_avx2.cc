@@ -10,10 +10,10 @@
 //
 // Its tiny and bounded tiny decoders (short packed fields) are bmi2's (short_payloads_avx2-inl.h:
 // whole 16-byte steps for one- and two-byte varints, whole 8-byte steps otherwise) without BMI2:
-// PortableBits finds a step's pattern by a movemask and packs its
-// payload bits by shifts and masks, as the CPUs this kernel is for (AMD Zen 1/2) run PEXT in
-// microcode. What they leave goes to the block decoder, whose Masked VByte walk and step loop take
-// 64-byte windows of one- and two-byte varints in the same 16-byte steps.
+// PortableBits finds a step's pattern by a movemask and packs its payload bits by SSSE3/SSE2
+// multiply-adds and shifts, as the CPUs this kernel is for (AMD Zen 1/2) run PEXT in microcode.
+// What they leave goes to the block decoder, whose Masked VByte walk and step loop take 64-byte
+// windows of one- and two-byte varints in the same 16-byte steps.
 
 #include <immintrin.h>
 

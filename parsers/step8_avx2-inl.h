@@ -15,11 +15,13 @@
 //     static uint64_t Pattern(uint64_t w);                // bit i: the high bit of byte i
 //     static uint64_t Payload(uint64_t w);                // byte i's low 7 bits at bit 7i
 //     static uint64_t LowBits(uint64_t x, unsigned n);    // x's low n bits (all for n >= 64)
+//     static uint64_t FirstBits(uint64_t packed, const StepRecipe& s);  // packed's low
+//                                                         // s.first_bits bits (the first varint's)
 //     static uint64_t SpreadBits8(uint64_t b);            // bit i of b (i < 8) to byte i, 0 or 1
 //   };
 //
-// bmi2's are PEXT, PEXT, BZHI and PDEP; masked_vbyte_avx2's (no BMI2: its CPUs, AMD Zen 1/2, run
-// PEXT in microcode) a movemask and shift-and-mask steps (PortableBits below).
+// bmi2's are PEXT, PEXT, BZHI, BZHI and PDEP; masked_vbyte_avx2's (no BMI2: its CPUs, AMD Zen 1/2,
+// run PEXT in microcode) a movemask, multiply-adds, masks and shifts (PortableBits below).
 //
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, in a kernel's .cc
 // compiled with -mavx2, after <immintrin.h>, pbaccel/internal/varint_word-inl.h,
@@ -51,7 +53,12 @@ struct alignas(32) StepRecipe {
   uint8_t first_bits;     // 7 * first_len: the step's payload bits the first varint takes (63,
                           // all of them, when none ends here); OpenVarint::shift + first_bits > 70
                           // flags a varint past 10 bytes, ended here or not.
+  uint64_t first_mask;    // The low first_bits bits: PortableBits::FirstBits' mask (one AND,
+                          // where a mask made from first_bits takes four operations and a test
+                          // without BMI2's BZHI).
 };
+
+static_assert(sizeof(StepRecipe) == 32, "a recipe is one 32-byte load's worth");
 
 struct StepRecipes {
   StepRecipe step[1 << kStepBytes];
@@ -85,6 +92,7 @@ constexpr StepRecipes MakeStepRecipes() {
       s.right[0] = 0;
     }
     s.first_bits = static_cast<uint8_t>(7 * s.first_len);
+    s.first_mask = (uint64_t{1} << s.first_bits) - 1;  // first_bits <= 63.
   }
   return t;
 }
@@ -95,21 +103,30 @@ constexpr StepRecipes kStepRecipes = MakeStepRecipes();
 constexpr uint64_t kContinuationMask = 0x8080808080808080ull;
 constexpr uint64_t kPayloadMask = 0x7F7F7F7F7F7F7F7Full;
 
-// Bits without BMI2: the pattern by one movemask, the payload bits packed by three
-// shift-and-merge steps (7-bit groups into 14-, 28-, then 56-bit ones), the low bits by a mask,
-// and eight bits spread to bytes by a multiply (each byte a copy of the bits), a mask keeping bit
-// i in byte i, and an add that carries it to the byte's high bit.
+// Bits without BMI2: the pattern by one movemask; the payload bits packed in the same vector
+// register, 7-bit groups joined into 14-bit ones by pmaddubsw (g0 + 2^7 g1), those into 28-bit
+// ones by pmaddwd (h0 + 2^14 h1), and the two halves joined by shifts (no 64-bit constants, which
+// scalar shift-and-merge rounds need four of: docs/kernels.md); the first varint's bits by a mask
+// from the recipe; other low bits by a mask made from n; and eight bits spread to bytes by a
+// multiply (each byte a copy of the bits), a mask keeping bit i in byte i, and an add that carries
+// it to the byte's high bit.
 struct PortableBits {
   static uint64_t Pattern(uint64_t w) { return HighBitsOf8(w); }
   static uint64_t Payload(uint64_t w) {
-    uint64_t x = w & kPayloadMask;
-    x = (x & 0x007F007F007F007Full) | ((x & 0x7F007F007F007F00ull) >> 1);
-    x = (x & 0x00003FFF00003FFFull) | ((x & 0x3FFF00003FFF0000ull) >> 2);
-    return (x & 0x000000000FFFFFFFull) | ((x & 0x0FFFFFFF00000000ull) >> 4);
+    const __m128i groups =
+        _mm_and_si128(_mm_cvtsi64_si128(static_cast<int64_t>(w)), _mm_set1_epi8(0x7F));
+    // pmaddubsw multiplies its first operand's bytes as unsigned (the weights 1 and 2^7, as bytes
+    // 0x01 0x80) by its second's as signed (the groups, 0-127): at most 2^14 - 1, no saturation.
+    const __m128i pairs = _mm_maddubs_epi16(_mm_set1_epi16(static_cast<int16_t>(0x8001)), groups);
+    // pmaddwd: the 16-bit weights 1 and 2^14 (0x0001 0x4000), signed; at most 2^28 - 1.
+    const __m128i quads = _mm_madd_epi16(pairs, _mm_set1_epi32(0x40000001));
+    const uint64_t x = static_cast<uint64_t>(_mm_cvtsi128_si64(quads));
+    return static_cast<uint32_t>(x) | ((x >> 32) << 28);
   }
   static uint64_t LowBits(uint64_t x, unsigned n) {
     return n >= 64 ? x : x & ((uint64_t{1} << n) - 1);
   }
+  static uint64_t FirstBits(uint64_t packed, const StepRecipe& s) { return packed & s.first_mask; }
   static uint64_t SpreadBits8(uint64_t b) {
     const uint64_t x = (b * 0x0101010101010101ull) & 0x8040201008040201ull;
     return ((x + 0x7F7F7F7F7F7F7F7Full) >> 7) & 0x0101010101010101ull;
@@ -197,7 +214,7 @@ struct OpenVarint {
   // garbage lands in a slot past the values (on x86 the shift does that anyway: no instruction).
   template <class Bits>
   uint64_t First(uint64_t packed, const StepRecipe& s) const {
-    return bits | (Bits::LowBits(packed, s.first_bits) << (shift & 63));
+    return bits | (Bits::FirstBits(packed, s) << (shift & 63));
   }
 
   // After the step: its tail, or, when no varint ended in it, the same varint grown by the step.

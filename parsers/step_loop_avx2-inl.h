@@ -3,7 +3,7 @@
 // step_loop_avx2-inl.h: the block decoder of packed varints of any length in step8_avx2-inl.h's
 // 8-byte steps, parameterized by how a step's pattern and payload bits are found (its `Bits`):
 // bmi2's decoder (Bmi2Bits: PEXT) and masked_vbyte_avx2's for 64-bit formats (PortableBits: a
-// movemask and shift-and-mask steps). parsers/bmi2.cc's header comment describes the algorithm:
+// movemask and multiply-adds). parsers/bmi2.cc's header comment describes the algorithm:
 // passes of a precomputed number of 8-byte steps with no bounds check, the open varint carried
 // between steps, 64-byte windows of one-byte varints widened straight to their slots and windows
 // of one- and two-byte varints in 16-byte steps (lenient formats without a running sum), delta
