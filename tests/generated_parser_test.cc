@@ -545,6 +545,37 @@ TEST_P(GeneratedPackedTest, PayloadsUpTo64BytesTakeTheBoundedTinyDecoder) {
   }
 }
 
+// Payloads past the bounded tiny decoder (64 bytes for 32-bit formats) and within the short path
+// (gen::kShortPackedBytes, 128) go to the active kernel's block decoder where its descriptor says
+// so (short_payloads_direct; here wrapped to count its calls), and to the generated parsers' SSE2
+// loop where it does not. Both parse as upstream.
+TEST_P(GeneratedPackedTest, ShortPayloadsPastTheBoundedTinyDecoderGoWhereTheKernelSays) {
+  static internal::DecodeFn decode;
+  static int calls;
+  internal::KernelDescriptor counting = internal::ActiveKernel();
+  decode = counting.Decoder(VarintFormat::kUInt32, /*strict=*/false);
+  counting.decode[static_cast<int>(VarintFormat::kUInt32)][0] =
+      [](const uint8_t* p, const uint8_t* end, void* out, size_t cap, uint64_t delta_base) {
+        ++calls;
+        return decode(p, end, out, cap, delta_base);
+      };
+  const internal::ScopedActiveKernelForTesting use(counting);
+
+  for (const int values : {33, 60}) {  // 66 and 120 bytes of two-byte varints.
+    test3::All3 expected;
+    for (int i = 0; i < values; ++i) expected.add_uint32s(300u + static_cast<uint32_t>(i));
+    expected.add_doubles(1.5);  // Field 23 after the uint32s (field 12).
+    const std::string bytes = expected.SerializeAsString();
+    calls = 0;
+    test3::All3 parsed;
+    ASSERT_TRUE(ParseMessage(bytes, &parsed).ok());
+    EXPECT_EQ(parsed.SerializeAsString(), bytes);
+    EXPECT_EQ(calls, counting.short_payloads_direct ? 1 : 0)
+        << 2 * values << "-byte field, " << counting.name << " short_payloads_direct "
+        << counting.short_payloads_direct;
+  }
+}
+
 PBACCEL_INSTANTIATE_FOR_EVERY_KERNEL(GeneratedPackedTest);
 
 // Fixed-width packed fields (one bulk copy, no kernel): every length 0-40 bytes against a guard
