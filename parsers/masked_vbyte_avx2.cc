@@ -82,8 +82,11 @@ const KernelDescriptor kMaskedVbyteAvx2Kernel = MakeKernelDescriptor<
     "AVX2 Masked VByte: masked_vbyte's decoder (12-byte masks, 4096-entry pshufb table, 3x5 "
     "steps, in-kernel long path) with 256-bit mask gathering, one-byte runs widened 8 at a time "
     "and 8-slot stores, for 32-bit and bool fields; 64-bit fields in bmi2's 8-byte steps with "
-    "PEXT replaced by shifts and masks",
-    &CountTerminators);
+    "PEXT replaced by multiply-adds and masks",
+    &CountTerminators, kDefaultInlineBelowBytes,
+    // Generated parsers' short fields (up to 128 bytes) that the bounded tiny decoder leaves: the
+    // kernel beat their SSE2 loop on tiles (docs/kernels.md, "Size thresholds").
+    /*short_payloads_direct=*/true);
 
 }  // namespace internal
 }  // namespace pbaccel
