@@ -571,8 +571,7 @@ TEST_P(GeneratedPackedTest, ShortPayloadsPastTheBoundedTinyDecoderGoWhereTheKern
     ASSERT_TRUE(ParseMessage(bytes, &parsed).ok());
     EXPECT_EQ(parsed.SerializeAsString(), bytes);
     EXPECT_EQ(calls, counting.short_payloads_direct ? 1 : 0)
-        << 2 * values << "-byte field, " << counting.name << " short_payloads_direct "
-        << counting.short_payloads_direct;
+        << 2 * values << "-byte field, short_payloads_direct " << counting.short_payloads_direct;
   }
 }
 
