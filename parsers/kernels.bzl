@@ -60,7 +60,8 @@ CPU_FEATURES = {
 # whose veto (a rule in lib/kernel_registry.cc, with its evidence) does not reject the CPU. `arch`
 # is where the kernel builds (a key of ARCHES, or "any"); its features must be that architecture's.
 # The last row must run anywhere. One registry entry comes before these rows: avx512_bmi2, the
-# avx512 and bmi2 rows' decoders split by format width, for AMD Zen 5 (lib/kernel_registry.cc).
+# avx512 and bmi2 rows' decoders split by format, for AMD Zen 5 and one Intel Xeon
+# (lib/kernel_registry.cc).
 KERNELS = [
     struct(
         name = "avx512",

@@ -145,7 +145,10 @@ TEST(KernelRegistryTest, PolicyPerCpuGeneration) {
       {Cpu(CpuVendor::kAmd, 0x1A, 0x44, kAvx512), "avx512_bmi2"},  // Zen 5 (Granite Ridge).
       {Cpu(CpuVendor::kAmd, 0x1A, 0x44, kAvx2Bmi2), "bmi2"},       // Zen 5, AVX-512 hidden.
       {Cpu(CpuVendor::kAmd, 0x19, 0x11, kAvx512), "avx512"},       // Zen 4.
+      {Cpu(CpuVendor::kIntel, 6, 0xA7, kAvx512), "avx512_bmi2"},   // The Xeon KVM reports so.
+      {Cpu(CpuVendor::kIntel, 6, 0xA7, kAvx2Bmi2), "bmi2"},        // The same, AVX-512 hidden.
       {Cpu(CpuVendor::kIntel, 6, 0x6A, kAvx512), "avx512"},        // Ice Lake-SP.
+      {Cpu(CpuVendor::kIntel, 6, 0xCF, kAvx512), "avx512"},        // Emerald Rapids.
       {Cpu(CpuVendor::kIntel, 6, 0x55, kAvx512), "bmi2"},          // Cascade Lake: 512-bit veto.
       {Cpu(CpuVendor::kAmd, 0x19, 0x01, kAvx2Bmi2), "bmi2"},       // Zen 3.
       {Cpu(CpuVendor::kIntel, 6, 0x3C, kAvx2Bmi2), "bmi2"},        // Haswell.
@@ -169,17 +172,22 @@ TEST(KernelRegistryTest, PolicyPerCpuGeneration) {
       "avx512");
 }
 
-TEST(KernelRegistryTest, NarrowFormatRuleCoversExactlyZen5) {
-  EXPECT_TRUE(Bmi2WinsNarrowFormats(Cpu(CpuVendor::kAmd, 0x1A, 0x02, kEverything)));
-  EXPECT_TRUE(Bmi2WinsNarrowFormats(Cpu(CpuVendor::kAmd, 0x1A, 0x44, kEverything)));
-  EXPECT_FALSE(Bmi2WinsNarrowFormats(Cpu(CpuVendor::kAmd, 0x19, 0x11, kEverything)));  // Zen 4.
-  EXPECT_FALSE(Bmi2WinsNarrowFormats(Cpu(CpuVendor::kIntel, 6, 0x8F, kEverything)));
-  EXPECT_FALSE(Bmi2WinsNarrowFormats(Cpu(CpuVendor::kOther, 0x1A, 0x02, kEverything)));
+TEST(KernelRegistryTest, SplitRuleCoversExactlyZen5AndTheMeasuredXeon) {
+  EXPECT_TRUE(SplitAvx512Bmi2Wins(Cpu(CpuVendor::kAmd, 0x1A, 0x02, kEverything)));
+  EXPECT_TRUE(SplitAvx512Bmi2Wins(Cpu(CpuVendor::kAmd, 0x1A, 0x44, kEverything)));
+  EXPECT_TRUE(SplitAvx512Bmi2Wins(Cpu(CpuVendor::kIntel, 6, 0xA7, kEverything)));
+  EXPECT_FALSE(SplitAvx512Bmi2Wins(Cpu(CpuVendor::kAmd, 0x19, 0x11, kEverything)));  // Zen 4.
+  EXPECT_FALSE(SplitAvx512Bmi2Wins(Cpu(CpuVendor::kIntel, 6, 0x8F, kEverything)));
+  EXPECT_FALSE(SplitAvx512Bmi2Wins(Cpu(CpuVendor::kIntel, 6, 0xCF, kEverything)));
+  EXPECT_FALSE(SplitAvx512Bmi2Wins(Cpu(CpuVendor::kAmd, 0xA7, 0x02, kEverything)));
+  EXPECT_FALSE(SplitAvx512Bmi2Wins(Cpu(CpuVendor::kOther, 0x1A, 0x02, kEverything)));
+  EXPECT_FALSE(SplitAvx512Bmi2Wins(Cpu(CpuVendor::kOther, 6, 0xA7, kEverything)));
 }
 
-// avx512_bmi2 is exactly avx512's decoders for the 64-bit formats and bmi2's for the others (the
-// function pointers themselves: the every-kernel tests then decode through it like any kernel).
-TEST(KernelRegistryTest, Avx512Bmi2SplitsTheFormatsByWidth) {
+// avx512_bmi2 is exactly avx512's decoders for sint64 and delta uint64 and bmi2's for the others
+// (the function pointers themselves: the every-kernel tests then decode through it like any
+// kernel).
+TEST(KernelRegistryTest, Avx512Bmi2TakesAvx512ForSint64AndDeltaUint64Only) {
   const KernelEntry* split = FindKernel("avx512_bmi2");
   const KernelEntry* avx512 = FindKernel("avx512");
   const KernelEntry* bmi2 = FindKernel("bmi2");
@@ -189,20 +197,24 @@ TEST(KernelRegistryTest, Avx512Bmi2SplitsTheFormatsByWidth) {
   EXPECT_EQ(split->required_features, avx512->required_features | bmi2->required_features);
   EXPECT_EQ(split->kernel->count_terminators, avx512->kernel->count_terminators);
   const KernelDescriptor& k = *split->kernel;
-  int wide = 0;
   for (int f = 0; f < kNumVarintFormats; ++f) {
-    const bool is_wide = testing::OutputSize(static_cast<VarintFormat>(f)) == 8;
-    wide += is_wide;
-    const KernelDescriptor& from = is_wide ? *avx512->kernel : *bmi2->kernel;
-    const KernelDescriptor& other = is_wide ? *bmi2->kernel : *avx512->kernel;
+    const auto format = static_cast<VarintFormat>(f);
+    const bool from_avx512 =
+        format == VarintFormat::kSInt64 || format == VarintFormat::kDeltaUInt64;
+    const KernelDescriptor& from = from_avx512 ? *avx512->kernel : *bmi2->kernel;
+    const KernelDescriptor& other = from_avx512 ? *bmi2->kernel : *avx512->kernel;
     for (int strict = 0; strict < 2; ++strict) {
-      EXPECT_EQ(k.decode[f][strict], from.decode[f][strict]) << "format " << f;
-      EXPECT_NE(k.decode[f][strict], other.decode[f][strict]) << "format " << f;
+      EXPECT_EQ(k.decode[f][strict], from.decode[f][strict]) << testing::FormatName(format);
+      EXPECT_NE(k.decode[f][strict], other.decode[f][strict]) << testing::FormatName(format);
     }
-    EXPECT_EQ(k.decode_tiny[f], from.decode_tiny[f]) << "format " << f;
-    EXPECT_EQ(k.decode_tiny_bounded[f], from.decode_tiny_bounded[f]) << "format " << f;
+    EXPECT_EQ(k.decode_tiny[f], from.decode_tiny[f]) << testing::FormatName(format);
+    EXPECT_NE(k.decode_tiny[f], other.decode_tiny[f]) << testing::FormatName(format);
+    EXPECT_EQ(k.decode_tiny_bounded[f], from.decode_tiny_bounded[f]) << testing::FormatName(format);
+    if (other.decode_tiny_bounded[f] != nullptr) {  // None for the delta formats.
+      EXPECT_NE(k.decode_tiny_bounded[f], other.decode_tiny_bounded[f])
+          << testing::FormatName(format);
+    }
   }
-  EXPECT_EQ(wide, 4);
   EXPECT_GE(k.bounded_tiny_spare_values, avx512->kernel->bounded_tiny_spare_values);
   EXPECT_GE(k.bounded_tiny_spare_values, bmi2->kernel->bounded_tiny_spare_values);
 }

@@ -44,9 +44,10 @@ const KernelEntry& SelectKernel(const CpuInfo& cpu, absl::string_view requested,
 bool PextIsMicrocoded(const CpuInfo& cpu);
 // 512-bit instructions lower the core clock on Intel Skylake-SP/-X, Cascade Lake, Cooper Lake.
 bool Avx512LowersClock(const CpuInfo& cpu);
-// bmi2's decoders of 32-bit formats beat avx512's in real messages: AMD Zen 5 (family 0x1a), where
-// the registry's first entry, avx512_bmi2, takes them.
-bool Bmi2WinsNarrowFormats(const CpuInfo& cpu);
+// avx512_bmi2, the registry's first entry (avx512's decoders for sint64 and delta uint64, bmi2's
+// for the other formats), beats avx512 in real messages: AMD Zen 5 (family 0x1a) and the Intel
+// Xeon KVM reports as family 6 model 0xa7.
+bool SplitAvx512Bmi2Wins(const CpuInfo& cpu);
 
 // What ActiveKernel() reads (defined in kernel_registry.cc; set only there, by
 // ScopedKernelOverride, ScopedActiveKernelForTesting and ResolveAutoKernel): the override if one
