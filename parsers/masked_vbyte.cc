@@ -2,9 +2,9 @@
 //
 // masked_vbyte: the Masked VByte decoder (masked_vbyte-inl.h, which documents the algorithm, its
 // bounds and its errors) compiled for SSE4.1: the choice on x86-64 CPUs without AVX2 and fast
-// PEXT. masked_vbyte_avx2.cc is the same decoder compiled for AVX2. Short payloads of one- and
-// two-byte varints take 16-byte steps (short_payloads_sse41-inl.h); measurements in
-// docs/kernels.md.
+// PEXT. masked_vbyte_avx2.cc compiles the same decoder for AVX2, for 32-bit payloads of long
+// varints. Short payloads of one- and two-byte varints take 16-byte steps
+// (short_payloads_sse41-inl.h); measurements in docs/kernels.md.
 
 #include <smmintrin.h>
 

@@ -1,19 +1,22 @@
 // Copyright 2026 The pbaccel Authors.
 //
-// masked_vbyte_avx2: the Masked VByte decoder (masked_vbyte-inl.h, which documents the algorithm,
-// its bounds, its errors and what AVX2 changes) compiled for AVX2 for 32-bit and bool formats: the
-// same steps and tables, with 256-bit mask gathering, one-byte widening and 32-bit stores. 64-bit
-// formats take bmi2's step loop instead (step_loop_avx2-inl.h), without BMI2 (PortableBits):
-// OSM's sint64 dense nodes and way refs, pprof's uint64 ids, mostly one to four bytes a value,
-// decoded faster there, in about as many instructions (docs/kernels.md). Results are identical to
-// masked_vbyte's; lib/kernel_registry.cc says on which CPUs it is chosen.
+// masked_vbyte_avx2: bmi2's decoders without BMI2, for AVX2 CPUs that run PEXT in microcode (AMD
+// Excavator, Zen 1/2), with the Masked VByte decoder (masked_vbyte-inl.h, which documents the
+// algorithm, its bounds, its errors and what AVX2 changes) for the 32-bit payloads it decodes
+// faster. Results are identical to masked_vbyte's; lib/kernel_registry.cc says on which CPUs it is
+// chosen.
+//
+// The block decoder is bmi2's step loop (step_loop_avx2-inl.h) with PortableBits: a step's pattern
+// found by a movemask, its payload bits packed by SSSE3/SSE2 multiply-adds and shifts. A payload
+// of a 32-bit format whose first 32 bytes hold at most 8 varint ends (four or more bytes a value:
+// uniform 32-bit values, hashes) takes Masked VByte instead, whose step of three five-byte
+// varints beats the 8-byte steps there; every other payload (real messages' 1-3-byte values)
+// decodes faster in the steps (docs/kernels.md). Both take 64-byte windows of one- and two-byte
+// varints in 16-byte steps (two_byte_steps_avx2-inl.h).
 //
 // Its tiny and bounded tiny decoders (short packed fields) are bmi2's (short_payloads_avx2-inl.h:
-// whole 16-byte steps for one- and two-byte varints, whole 8-byte steps otherwise) without BMI2:
-// PortableBits finds a step's pattern by a movemask and packs its payload bits by SSSE3/SSE2
-// multiply-adds and shifts, as the CPUs this kernel is for (AMD Zen 1/2) run PEXT in microcode.
-// What they leave goes to the block decoder, whose Masked VByte walk and step loop take 64-byte
-// windows of one- and two-byte varints in the same 16-byte steps.
+// whole 16-byte steps for one- and two-byte varints, whole 8-byte steps otherwise) on the same
+// PortableBits; what the bounded one leaves goes to the block decoder.
 
 #include <immintrin.h>
 
@@ -21,7 +24,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
 
 #include "parsers/kernel_probes.h"
 #include "pbaccel/internal/kernel_abi.h"
@@ -55,14 +57,39 @@ namespace {
 // The decoder, on the building blocks above.
 #include "parsers/masked_vbyte-inl.h"
 
-// The step loop (of 64-bit formats), with PortableBits.
+// The step loop, with PortableBits.
 #include "parsers/step_loop_avx2-inl.h"
 
-// The block decoder: the step loop for 64-bit formats, Masked VByte for the others.
+// A 32-bit payload of at least this many bytes is sampled for Masked VByte: its first 32 bytes'
+// varint ends, counted from one movemask.
+constexpr ptrdiff_t kSampledBytes = 32;
+// At most this many ends in the sample (four or more bytes a value) take Masked VByte.
+constexpr int kMaskedVByteMaxEnds = 8;
+
+// Whether the 32 bytes at p hold at most kMaskedVByteMaxEnds varint ends. Two 16-byte movemasks,
+// not one 32-byte: with a 256-bit register the decoder's entry realigned its stack and could not
+// tail-call the decoder it picks.
+inline bool FewEnds(const uint8_t* p) {
+  const auto* v = reinterpret_cast<const __m128i*>(p);
+  const uint32_t continues =
+      static_cast<uint32_t>(_mm_movemask_epi8(_mm_loadu_si128(v))) |
+      (static_cast<uint32_t>(_mm_movemask_epi8(_mm_loadu_si128(v + 1))) << 16);
+  return __builtin_popcount(~continues) <= kMaskedVByteMaxEnds;
+}
+
+// The block decoder: the step loop, but Masked VByte for a 32-bit format's payload of long varints.
 template <VarintFormat F, bool kStrict>
-using MaskedVbyteAvx2Decoder =
-    std::conditional_t<k64Bit<F>, StepLoop<PortableBits>::Decoder<F, kStrict>,
-                       MaskedVByteDecoder<F, kStrict>>;
+struct MaskedVbyteAvx2Decoder {
+  static DecodeResult Run(const uint8_t* p, const uint8_t* end, void* out, size_t cap,
+                          uint64_t delta_base) {
+    if constexpr (!k64Bit<F> && F != VarintFormat::kBool) {
+      if (end - p >= kSampledBytes && FewEnds(p)) {
+        return MaskedVByteDecoder<F, kStrict>::Run(p, end, out, cap, delta_base);
+      }
+    }
+    return StepLoop<PortableBits>::Decoder<F, kStrict>::Run(p, end, out, cap, delta_base);
+  }
+};
 
 // decode_tiny and decode_tiny_bounded, from both kinds of steps.
 #include "parsers/short_payloads_avx2-inl.h"
@@ -79,10 +106,9 @@ extern const KernelDescriptor kMaskedVbyteAvx2Kernel;
 const KernelDescriptor kMaskedVbyteAvx2Kernel = MakeKernelDescriptor<
     MaskedVbyteAvx2Decoder, SseSizer, WholeStepTinyDecoder, WholeStepBoundedTinyDecoder>(
     "masked_vbyte_avx2",
-    "AVX2 Masked VByte: masked_vbyte's decoder (12-byte masks, 4096-entry pshufb table, 3x5 "
-    "steps, in-kernel long path) with 256-bit mask gathering, one-byte runs widened 8 at a time "
-    "and 8-slot stores, for 32-bit and bool fields; 64-bit fields in bmi2's 8-byte steps with "
-    "PEXT replaced by multiply-adds and masks",
+    "bmi2's 8-byte steps with PEXT replaced by multiply-adds and masks, for every format; 32-bit "
+    "payloads of 4+-byte varints (at most 8 ends in their first 32 bytes) in AVX2 Masked VByte "
+    "(12-byte masks, 4096-entry pshufb table, 3x5 steps, 256-bit mask gathering)",
     &CountTerminators, kDefaultInlineBelowBytes,
     // Generated parsers' short fields (up to 128 bytes) that the bounded tiny decoder leaves: the
     // kernel beat their SSE2 loop on tiles (docs/kernels.md, "Size thresholds").

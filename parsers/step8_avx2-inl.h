@@ -2,8 +2,8 @@
 //
 // step8_avx2-inl.h: packed varints in 8-byte steps cut by a compile-time table and an AVX2
 // fan-out (the SFVInt idea, parsers/bmi2.cc's header comment), and those steps run whole over a
-// short payload (WholeSteps, for short_payloads_avx2-inl.h's decoders). Shared by bmi2 (its step
-// loop too) and masked_vbyte_avx2 (only its short-payload decoders).
+// short payload (WholeSteps, for short_payloads_avx2-inl.h's decoders). Shared by bmi2 and
+// masked_vbyte_avx2 (their step loops and short-payload decoders).
 //
 // One step: the word `w` of 8 payload bytes gives its continuation pattern (bit i: byte i's high
 // bit), which indexes kStepRecipes: for each varint ending in the step, the bit offset and length

@@ -2,13 +2,13 @@
 //
 // step_loop_avx2-inl.h: the block decoder of packed varints of any length in step8_avx2-inl.h's
 // 8-byte steps, parameterized by how a step's pattern and payload bits are found (its `Bits`):
-// bmi2's decoder (Bmi2Bits: PEXT) and masked_vbyte_avx2's for 64-bit formats (PortableBits: a
-// movemask and multiply-adds). parsers/bmi2.cc's header comment describes the algorithm:
-// passes of a precomputed number of 8-byte steps with no bounds check, the open varint carried
-// between steps, 64-byte windows of one-byte varints widened straight to their slots and windows
-// of one- and two-byte varints in 16-byte steps (lenient formats without a running sum), delta
-// and strict mode cut slot by slot, the rest and every malformed input finished by the bounded
-// scalar reader.
+// bmi2's decoder (Bmi2Bits: PEXT) and masked_vbyte_avx2's (PortableBits: a movemask and
+// multiply-adds; its 32-bit payloads of long varints aside). parsers/bmi2.cc's header comment
+// describes the algorithm: passes of a precomputed number of 8-byte steps with no bounds check, the
+// open varint carried between steps, 64-byte windows of one-byte varints widened straight to their
+// slots and windows of one- and two-byte varints in 16-byte steps (lenient formats without a
+// running sum), delta and strict mode cut slot by slot, the rest and every malformed input finished
+// by the bounded scalar reader.
 //
 // Bounds: the step loop runs a precomputed number of steps, each reading 8 bytes and writing at
 // most kSlots slots; the window loop reads and writes 64 at a time while 64 bytes and 64 slots

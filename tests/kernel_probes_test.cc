@@ -161,6 +161,62 @@ TEST_P(KernelProbesTest, BlockDecoderTakesTheStepLoopWhereItShould) {
   }
 }
 
+// masked_vbyte_avx2's block decoder samples a 32-bit payload's first 32 bytes: at most 8 varint
+// ends there (four or more bytes a value) take Masked VByte (no 8-byte steps), 9 take the step
+// loop; 64-bit formats take the step loop either way. Both payloads go on past the sample in the
+// same pattern, so the choice is the sample's alone.
+TEST(MaskedVbyteAvx2BlockDecoderTest, PayloadsOfLongVarintsTakeMaskedVByte) {
+  if (!DetectedCpu().Has(PBACCEL_PROBED_MASKED_VBYTE_AVX2_FEATURES)) {
+    GTEST_SKIP() << "this CPU cannot run masked_vbyte_avx2";
+  }
+  for (const int ends : {8, 9}) {
+    // 32 bytes of four-byte varints, or seven of them and two two-byte ones; 100 times.
+    std::vector<uint32_t> values;
+    std::string payload;
+    for (int i = 0; i < 100; ++i) {
+      for (int j = 0; j < 7; ++j) values.push_back((1u << 21) + 977u * (i * 8 + j));
+      if (ends == 8) {
+        values.push_back((1u << 27) + static_cast<uint32_t>(i));
+      } else {
+        values.push_back(128 + static_cast<uint32_t>(i));
+        values.push_back(16383 - static_cast<uint32_t>(i));
+      }
+    }
+    for (const uint32_t v : values) payload += Varint(v);
+    ASSERT_EQ(payload.size(), 3200u);
+    const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+    for (const VarintFormat format : {VarintFormat::kUInt32, VarintFormat::kInt32,
+                                      VarintFormat::kDeltaUInt32, VarintFormat::kUInt64}) {
+      for (const bool strict : {false, true}) {
+        SCOPED_TRACE(absl::StrCat(ends, " ends, format ", static_cast<int>(format),
+                                  strict ? ", strict" : ""));
+        std::vector<uint64_t> out(values.size() + 64, ~uint64_t{0});
+        const uint64_t before = probes::step_loop_steps;
+        const DecodeResult r = kMaskedVbyteAvx2Kernel.Decoder(format, strict)(
+            p, p + payload.size(), out.data(), out.size(), 0);
+        const uint64_t steps = probes::step_loop_steps - before;
+        ASSERT_EQ(r.status, DecodeStatus::kOk);
+        ASSERT_EQ(r.count, values.size());
+        uint64_t sum = 0;
+        for (size_t i = 0; i < values.size(); ++i) {
+          sum += values[i];
+          const uint64_t want =
+              format == VarintFormat::kDeltaUInt32 ? static_cast<uint32_t>(sum) : values[i];
+          const uint64_t got = format == VarintFormat::kUInt64
+                                   ? out[i]
+                                   : reinterpret_cast<const uint32_t*>(out.data())[i];
+          ASSERT_EQ(got, want) << "value " << i;
+        }
+        if (ends == 8 && format != VarintFormat::kUInt64) {
+          EXPECT_EQ(steps, 0u) << "Masked VByte takes no 8-byte steps";
+        } else {
+          EXPECT_GE(steps, payload.size() / 8 - 2) << "the step loop";
+        }
+      }
+    }
+  }
+}
+
 TEST_P(KernelProbesTest, TinyDecodersTakeSixteenByteSteps) {
   for (int count = 1; count <= 40; ++count) {
     for (const auto* values : {&kShort, &kWithLong}) {
@@ -203,9 +259,9 @@ INSTANTIATE_TEST_SUITE_P(
 #if defined(__x86_64__)
     ::testing::Values(
         Probed{"bmi2", &kBmi2Kernel, PBACCEL_PROBED_BMI2_FEATURES, true, StepLoopFormats::kAll},
-        // The step loop (PortableBits) for 64-bit formats, Masked VByte otherwise.
+        // The step loop (PortableBits) for every format (payloads of 4+-byte varints aside: below).
         Probed{"masked_vbyte_avx2", &kMaskedVbyteAvx2Kernel,
-               PBACCEL_PROBED_MASKED_VBYTE_AVX2_FEATURES, true, StepLoopFormats::k64Bit},
+               PBACCEL_PROBED_MASKED_VBYTE_AVX2_FEATURES, true, StepLoopFormats::kAll},
         Probed{"masked_vbyte", &kMaskedVbyteKernel, PBACCEL_PROBED_MASKED_VBYTE_FEATURES, false,
                StepLoopFormats::kNone}),
 #else
