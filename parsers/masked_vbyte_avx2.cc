@@ -7,12 +7,12 @@
 // chosen.
 //
 // The block decoder is bmi2's step loop (step_loop_avx2-inl.h) with PortableBits: a step's pattern
-// found by a movemask, its payload bits packed by SSSE3/SSE2 multiply-adds and shifts. A payload
-// of a 32-bit format whose first 32 bytes hold at most 8 varint ends (four or more bytes a value:
-// uniform 32-bit values, hashes) takes Masked VByte instead, whose step of three five-byte
-// varints beats the 8-byte steps there; every other payload (real messages' 1-3-byte values)
-// decodes faster in the steps (docs/kernels.md). Both take 64-byte windows of one- and two-byte
-// varints in 16-byte steps (two_byte_steps_avx2-inl.h).
+// found by a movemask, its payload bits packed by SSSE3/SSE2 multiply-adds and shifts. A payload of
+// a 32-bit format of 256 bytes or more whose first 64 bytes hold at most 14 varint ends, none over
+// five bytes (mostly five-byte varints: uniform 32-bit values, hashes), takes Masked VByte instead,
+// whose step of three five-byte varints beats the 8-byte steps there; every other payload (real
+// messages' 1-3-byte values) decodes faster in the steps (docs/kernels.md). Both take 64-byte
+// windows of one- and two-byte varints in 16-byte steps (two_byte_steps_avx2-inl.h).
 //
 // Its tiny and bounded tiny decoders (short packed fields) are bmi2's (short_payloads_avx2-inl.h:
 // whole 16-byte steps for one- and two-byte varints, whole 8-byte steps otherwise) on the same
@@ -60,21 +60,29 @@ namespace {
 // The step loop, with PortableBits.
 #include "parsers/step_loop_avx2-inl.h"
 
-// A 32-bit payload of at least this many bytes is sampled for Masked VByte: its first 32 bytes'
-// varint ends, counted from one movemask.
-constexpr ptrdiff_t kSampledBytes = 32;
-// At most this many ends in the sample (four or more bytes a value) take Masked VByte.
-constexpr int kMaskedVByteMaxEnds = 8;
+// A 32-bit payload of at least this many bytes is sampled for Masked VByte (its first 64 bytes'
+// varint ends, counted from four movemasks: 16-byte ones, as with a 256-bit register the decoder's
+// entry realigned its stack). Shorter ones take the steps unsampled: the sample cost tile-like
+// payloads of 64 values (80 bytes) a tenth of their time, and Masked VByte's lead on five-byte
+// varints shows only from a few hundred bytes on (docs/kernels.md).
+constexpr ptrdiff_t kSampledFromBytes = 256;
+// At most this many ends in the sample, and no varint over five bytes in it (mostly five-byte
+// varints: 4.6 or more bytes a value), take Masked VByte. A sample of 32 bytes and at most 8 ends
+// sent some of int32neg25's and len1to5's payloads to Masked VByte too, which the steps decode
+// faster; so did 64 bytes and 14 ends for int32neg25's ten-byte negatives (docs/kernels.md).
+constexpr int kMaskedVByteMaxEnds = 14;
 
-// Whether the 32 bytes at p hold at most kMaskedVByteMaxEnds varint ends. Two 16-byte movemasks,
-// not one 32-byte: with a 256-bit register the decoder's entry realigned its stack and could not
-// tail-call the decoder it picks.
-inline bool FewEnds(const uint8_t* p) {
+// Whether the 64 bytes at p hold at most kMaskedVByteMaxEnds varint ends and no run of five
+// continuation bits (a varint of six bytes or more).
+inline bool MostlyFiveByteVarints(const uint8_t* p) {
   const auto* v = reinterpret_cast<const __m128i*>(p);
-  const uint32_t continues =
-      static_cast<uint32_t>(_mm_movemask_epi8(_mm_loadu_si128(v))) |
-      (static_cast<uint32_t>(_mm_movemask_epi8(_mm_loadu_si128(v + 1))) << 16);
-  return __builtin_popcount(~continues) <= kMaskedVByteMaxEnds;
+  uint64_t c = 0;  // Bit i: byte i continues its varint.
+  for (int i = 0; i < 4; ++i) {
+    c |= static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(_mm_loadu_si128(v + i))))
+         << (16 * i);
+  }
+  const uint64_t over_five_bytes = c & (c >> 1) & (c >> 2) & (c >> 3) & (c >> 4);
+  return __builtin_popcountll(~c) <= kMaskedVByteMaxEnds && over_five_bytes == 0;
 }
 
 // The block decoder: the step loop, but Masked VByte for a 32-bit format's payload of long varints.
@@ -83,7 +91,7 @@ struct MaskedVbyteAvx2Decoder {
   static DecodeResult Run(const uint8_t* p, const uint8_t* end, void* out, size_t cap,
                           uint64_t delta_base) {
     if constexpr (!k64Bit<F> && F != VarintFormat::kBool) {
-      if (end - p >= kSampledBytes && FewEnds(p)) {
+      if (end - p >= kSampledFromBytes && MostlyFiveByteVarints(p)) {
         return MaskedVByteDecoder<F, kStrict>::Run(p, end, out, cap, delta_base);
       }
     }
@@ -107,8 +115,9 @@ const KernelDescriptor kMaskedVbyteAvx2Kernel = MakeKernelDescriptor<
     MaskedVbyteAvx2Decoder, SseSizer, WholeStepTinyDecoder, WholeStepBoundedTinyDecoder>(
     "masked_vbyte_avx2",
     "bmi2's 8-byte steps with PEXT replaced by multiply-adds and masks, for every format; 32-bit "
-    "payloads of 4+-byte varints (at most 8 ends in their first 32 bytes) in AVX2 Masked VByte "
-    "(12-byte masks, 4096-entry pshufb table, 3x5 steps, 256-bit mask gathering)",
+    "payloads of 256+ bytes of mostly 5-byte varints (first 64 bytes: at most 14 ends, none over "
+    "5 bytes) in AVX2 Masked VByte (12-byte masks, 4096-entry pshufb table, 3x5 steps, 256-bit "
+    "mask gathering)",
     &CountTerminators, kDefaultInlineBelowBytes,
     // Generated parsers' short fields (up to 128 bytes) that the bounded tiny decoder leaves: the
     // kernel beat their SSE2 loop on tiles (docs/kernels.md, "Size thresholds").

@@ -161,35 +161,73 @@ TEST_P(KernelProbesTest, BlockDecoderTakesTheStepLoopWhereItShould) {
   }
 }
 
-// masked_vbyte_avx2's block decoder samples a 32-bit payload's first 32 bytes: at most 8 varint
-// ends there (four or more bytes a value) take Masked VByte (no 8-byte steps), 9 take the step
-// loop; 64-bit formats take the step loop either way. Both payloads go on past the sample in the
-// same pattern, so the choice is the sample's alone.
-TEST(MaskedVbyteAvx2BlockDecoderTest, PayloadsOfLongVarintsTakeMaskedVByte) {
+// masked_vbyte_avx2's block decoder samples the first 64 bytes of a 32-bit payload of 256 bytes or
+// more: at most 14 varint ends there, none of a varint over five bytes (mostly five-byte varints),
+// take Masked VByte (no 8-byte steps); 15 ends, a ten-byte varint among 13 (a negative int32), or
+// a payload under 256 bytes, the step loop; 64-bit formats take the step loop either way. Each
+// payload repeats its 64 bytes' pattern past the sample, so the choice is the sample's alone.
+TEST(MaskedVbyteAvx2BlockDecoderTest, PayloadsOfFiveByteVarintsTakeMaskedVByte) {
   if (!DetectedCpu().Has(PBACCEL_PROBED_MASKED_VBYTE_AVX2_FEATURES)) {
     GTEST_SKIP() << "this CPU cannot run masked_vbyte_avx2";
   }
-  for (const int ends : {8, 9}) {
-    // 32 bytes of four-byte varints, or seven of them and two two-byte ones; 100 times.
-    std::vector<uint32_t> values;
+  using F = VarintFormat;
+  // Five-byte varints of values under 2^31 (valid in every 32-bit format, strict too).
+  const auto five = [](int k) { return int64_t{1} << 28 | 977 * k; };
+  const struct {
+    const char* what;
+    std::vector<int64_t> pattern;  // 64 bytes of varints.
+    std::vector<VarintFormat> formats;
+    bool masked_vbyte;
+    int repeats = 50;  // The payload: the pattern this many times.
+  } cases[] = {
+      {"12 five-byte varints, 2 two-byte",
+       {five(0), five(1), five(2), five(3), five(4), five(5), five(6), five(7), five(8), five(9),
+        five(10), five(11), 128, 16383},
+       {F::kUInt32, F::kInt32, F::kDeltaUInt32},
+       true},
+      {"11 five-byte varints, a three-byte, 3 two-byte",
+       {five(0), five(1), five(2), five(3), five(4), five(5), five(6), five(7), five(8), five(9),
+        five(10), 1 << 14, 128, 200, 16383},
+       {F::kUInt32, F::kInt32, F::kDeltaUInt32},
+       false},
+      {"a ten-byte varint, 10 five-byte, 2 two-byte",
+       {-5, five(0), five(1), five(2), five(3), five(4), five(5), five(6), five(7), five(8),
+        five(9), 128, 16383},
+       {F::kInt32},
+       false},
+      {"12 five-byte varints, 2 two-byte, 256 bytes",
+       {five(0), five(1), five(2), five(3), five(4), five(5), five(6), five(7), five(8), five(9),
+        five(10), five(11), 128, 16383},
+       {F::kUInt32},
+       true,
+       4},
+      {"12 five-byte varints, 2 two-byte, 192 bytes: too short to be sampled",
+       {five(0), five(1), five(2), five(3), five(4), five(5), five(6), five(7), five(8), five(9),
+        five(10), five(11), 128, 16383},
+       {F::kUInt32},
+       false,
+       3},
+      {"12 five-byte varints, 2 two-byte, as uint64",
+       {five(0), five(1), five(2), five(3), five(4), five(5), five(6), five(7), five(8), five(9),
+        five(10), five(11), 128, 16383},
+       {F::kUInt64},
+       false},
+  };
+  for (const auto& c : cases) {
     std::string payload;
-    for (int i = 0; i < 100; ++i) {
-      for (int j = 0; j < 7; ++j) values.push_back((1u << 21) + 977u * (i * 8 + j));
-      if (ends == 8) {
-        values.push_back((1u << 27) + static_cast<uint32_t>(i));
-      } else {
-        values.push_back(128 + static_cast<uint32_t>(i));
-        values.push_back(16383 - static_cast<uint32_t>(i));
+    std::vector<int64_t> values;
+    for (int i = 0; i < c.repeats; ++i) {
+      for (const int64_t v : c.pattern) {
+        payload += Varint(static_cast<uint64_t>(v));
+        values.push_back(v);
       }
     }
-    for (const uint32_t v : values) payload += Varint(v);
-    ASSERT_EQ(payload.size(), 3200u);
+    ASSERT_EQ(payload.size(), 64u * c.repeats) << c.what;
     const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
-    for (const VarintFormat format : {VarintFormat::kUInt32, VarintFormat::kInt32,
-                                      VarintFormat::kDeltaUInt32, VarintFormat::kUInt64}) {
+    for (const VarintFormat format : c.formats) {
       for (const bool strict : {false, true}) {
-        SCOPED_TRACE(absl::StrCat(ends, " ends, format ", static_cast<int>(format),
-                                  strict ? ", strict" : ""));
+        SCOPED_TRACE(
+            absl::StrCat(c.what, ", format ", static_cast<int>(format), strict ? ", strict" : ""));
         std::vector<uint64_t> out(values.size() + 64, ~uint64_t{0});
         const uint64_t before = probes::step_loop_steps;
         const DecodeResult r = kMaskedVbyteAvx2Kernel.Decoder(format, strict)(
@@ -197,17 +235,17 @@ TEST(MaskedVbyteAvx2BlockDecoderTest, PayloadsOfLongVarintsTakeMaskedVByte) {
         const uint64_t steps = probes::step_loop_steps - before;
         ASSERT_EQ(r.status, DecodeStatus::kOk);
         ASSERT_EQ(r.count, values.size());
-        uint64_t sum = 0;
+        uint32_t sum = 0;
         for (size_t i = 0; i < values.size(); ++i) {
-          sum += values[i];
-          const uint64_t want =
-              format == VarintFormat::kDeltaUInt32 ? static_cast<uint32_t>(sum) : values[i];
-          const uint64_t got = format == VarintFormat::kUInt64
-                                   ? out[i]
-                                   : reinterpret_cast<const uint32_t*>(out.data())[i];
+          sum += static_cast<uint32_t>(values[i]);
+          const uint64_t got =
+              format == F::kUInt64 ? out[i] : reinterpret_cast<const uint32_t*>(out.data())[i];
+          const uint64_t want = format == F::kUInt64        ? static_cast<uint64_t>(values[i])
+                                : format == F::kDeltaUInt32 ? sum
+                                                            : static_cast<uint32_t>(values[i]);
           ASSERT_EQ(got, want) << "value " << i;
         }
-        if (ends == 8 && format != VarintFormat::kUInt64) {
+        if (c.masked_vbyte) {
           EXPECT_EQ(steps, 0u) << "Masked VByte takes no 8-byte steps";
         } else {
           EXPECT_GE(steps, payload.size() / 8 - 2) << "the step loop";
