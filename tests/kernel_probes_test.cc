@@ -171,8 +171,15 @@ TEST(MaskedVbyteAvx2BlockDecoderTest, PayloadsOfFiveByteVarintsTakeMaskedVByte) 
     GTEST_SKIP() << "this CPU cannot run masked_vbyte_avx2";
   }
   using F = VarintFormat;
-  // Five-byte varints of values under 2^31 (valid in every 32-bit format, strict too).
-  const auto five = [](int k) { return int64_t{1} << 28 | 977 * k; };
+  // `n` five-byte varints (of values under 2^31: valid in every 32-bit format, strict too), then
+  // `rest`.
+  const auto fives_then = [](int n, std::vector<int64_t> rest) {
+    std::vector<int64_t> v;
+    for (int k = 0; k < n; ++k) v.push_back(int64_t{1} << 28 | 977 * k);
+    v.insert(v.end(), rest.begin(), rest.end());
+    return v;
+  };
+  const std::vector<int64_t> twelve = fives_then(12, {128, 16383});
   const struct {
     const char* what;
     std::vector<int64_t> pattern;  // 64 bytes of varints.
@@ -180,38 +187,18 @@ TEST(MaskedVbyteAvx2BlockDecoderTest, PayloadsOfFiveByteVarintsTakeMaskedVByte) 
     bool masked_vbyte;
     int repeats = 50;  // The payload: the pattern this many times.
   } cases[] = {
-      {"12 five-byte varints, 2 two-byte",
-       {five(0), five(1), five(2), five(3), five(4), five(5), five(6), five(7), five(8), five(9),
-        five(10), five(11), 128, 16383},
-       {F::kUInt32, F::kInt32, F::kDeltaUInt32},
-       true},
+      {"12 five-byte varints, 2 two-byte", twelve, {F::kUInt32, F::kInt32, F::kDeltaUInt32}, true},
       {"11 five-byte varints, a three-byte, 3 two-byte",
-       {five(0), five(1), five(2), five(3), five(4), five(5), five(6), five(7), five(8), five(9),
-        five(10), 1 << 14, 128, 200, 16383},
+       fives_then(11, {1 << 14, 128, 200, 16383}),
        {F::kUInt32, F::kInt32, F::kDeltaUInt32},
        false},
-      {"a ten-byte varint, 10 five-byte, 2 two-byte",
-       {-5, five(0), five(1), five(2), five(3), five(4), five(5), five(6), five(7), five(8),
-        five(9), 128, 16383},
+      {"10 five-byte varints, 2 two-byte, a ten-byte",
+       fives_then(10, {128, 16383, -5}),
        {F::kInt32},
        false},
-      {"12 five-byte varints, 2 two-byte, 256 bytes",
-       {five(0), five(1), five(2), five(3), five(4), five(5), five(6), five(7), five(8), five(9),
-        five(10), five(11), 128, 16383},
-       {F::kUInt32},
-       true,
-       4},
-      {"12 five-byte varints, 2 two-byte, 192 bytes: too short to be sampled",
-       {five(0), five(1), five(2), five(3), five(4), five(5), five(6), five(7), five(8), five(9),
-        five(10), five(11), 128, 16383},
-       {F::kUInt32},
-       false,
-       3},
-      {"12 five-byte varints, 2 two-byte, as uint64",
-       {five(0), five(1), five(2), five(3), five(4), five(5), five(6), five(7), five(8), five(9),
-        five(10), five(11), 128, 16383},
-       {F::kUInt64},
-       false},
+      {"the first pattern, 256 bytes", twelve, {F::kUInt32}, true, 4},
+      {"the first pattern, 192 bytes: too short to be sampled", twelve, {F::kUInt32}, false, 3},
+      {"the first pattern as uint64", twelve, {F::kUInt64}, false},
   };
   for (const auto& c : cases) {
     std::string payload;
