@@ -59,8 +59,8 @@ bool Avx512LowersClock(const CpuInfo& cpu) {
 // - AMD Zen 5 (family 0x1a), where the split was found (then with avx512's int64 and uint64 too;
 //   pprof, the one corpus with those, read the same under both kernels there);
 // - the Intel Xeon that KVM reports as family 6 model 0xa7 (AMX, AVX512-FP16, 480 MiB of L3: a
-//   Granite Rapids-class host), where bmi2's int64 and uint64 decoders also beat avx512's (pprof:
-//   fresh messages 1.27x -> 1.37x). A real model 0xa7 (Rocket Lake) would take it too, unmeasured.
+//   Granite Rapids-class host), where bmi2's int64 and uint64 decoders also beat avx512's (pprof's
+//   messages). A real model 0xa7 (Rocket Lake) would take it too, unmeasured.
 // Not on Zen 4 (family 0x19), where avx512 led bmi2 on tiles; other Intel models are unmeasured.
 bool SplitAvx512Bmi2Wins(const CpuInfo& cpu) {
   return (cpu.vendor == CpuVendor::kAmd && cpu.family == 0x1A) ||

@@ -62,14 +62,13 @@ namespace {
 
 // A 32-bit payload of at least this many bytes is sampled for Masked VByte (its first 64 bytes'
 // varint ends, counted from four movemasks: 16-byte ones, as with a 256-bit register the decoder's
-// entry realigned its stack). Shorter ones take the steps unsampled: the sample cost tile-like
-// payloads of 64 values (80 bytes) a tenth of their time, and Masked VByte's lead on five-byte
-// varints shows only from a few hundred bytes on (docs/kernels.md).
+// entry realigned its stack). Shorter ones take the steps unsampled: on them the sample costs more
+// than Masked VByte's lead gives back (docs/kernels.md).
 constexpr ptrdiff_t kSampledFromBytes = 256;
 // At most this many ends in the sample, and no varint over five bytes in it (mostly five-byte
-// varints: 4.6 or more bytes a value), take Masked VByte. A sample of 32 bytes and at most 8 ends
-// sent some of int32neg25's and len1to5's payloads to Masked VByte too, which the steps decode
-// faster; so did 64 bytes and 14 ends for int32neg25's ten-byte negatives (docs/kernels.md).
+// varints: 4.6 or more bytes a value), take Masked VByte. Without the second test, payloads of
+// small values and ten-byte negative int32s went there too, which the steps decode faster
+// (docs/kernels.md).
 constexpr int kMaskedVByteMaxEnds = 14;
 
 // Whether the 64 bytes at p hold at most kMaskedVByteMaxEnds varint ends and no run of five
