@@ -161,6 +161,7 @@ TEST_P(KernelProbesTest, BlockDecoderTakesTheStepLoopWhereItShould) {
   }
 }
 
+#if defined(__x86_64__)
 // masked_vbyte_avx2's block decoder samples the first 64 bytes of a 32-bit payload of 256 bytes or
 // more: at most 14 varint ends there, none of a varint over five bytes (mostly five-byte varints),
 // take Masked VByte (no 8-byte steps); 15 ends, a ten-byte varint among 13 (a negative int32), or
@@ -241,6 +242,7 @@ TEST(MaskedVbyteAvx2BlockDecoderTest, PayloadsOfFiveByteVarintsTakeMaskedVByte) 
     }
   }
 }
+#endif  // defined(__x86_64__)
 
 TEST_P(KernelProbesTest, TinyDecodersTakeSixteenByteSteps) {
   for (int count = 1; count <= 40; ++count) {
