@@ -10,9 +10,9 @@
 // pbaccel/internal/kernel_abi.h and the shared -inl.h files (masked_vbyte_tables, varint_format,
 // varint_scalar, varint_size; with AVX2 also store8x32_avx2, step8_avx2 and two_byte_steps_avx2).
 // Compiled with -mavx2 (__AVX2__ defined; masked_vbyte_avx2, which decodes every payload with
-// step_loop_avx2-inl.h but 32-bit ones of four or more bytes a value, so only those come here), the
-// same algorithm uses 256-bit forms where they save instructions, and one more step; the tables,
-// bounds and results are the same:
+// step_loop_avx2-inl.h but long 32-bit ones of mostly five-byte varints, so only those come here),
+// the same algorithm uses 256-bit forms where they save instructions, and one more step; the
+// tables, bounds and results are the same:
 //   * the 64-byte continuation mask from two vpmovmskb instead of four pmovmskb;
 //   * 32-bit formats without a running sum (int32, uint32, sint32, enum): a one-byte run's values
 //     widened eight at a time (vpmovzxbd ymm) into 32-byte stores, and the blended step's eight

@@ -61,9 +61,8 @@ namespace {
 #include "parsers/step_loop_avx2-inl.h"
 
 // A 32-bit payload of at least this many bytes is sampled for Masked VByte (its first 64 bytes'
-// varint ends, counted from four movemasks: 16-byte ones, as with a 256-bit register the decoder's
-// entry realigned its stack). Shorter ones take the steps unsampled: on them the sample costs more
-// than Masked VByte's lead gives back (docs/kernels.md).
+// continuation bits). Shorter ones take the steps unsampled: on them the sample costs more than
+// Masked VByte's lead gives back (docs/kernels.md).
 constexpr ptrdiff_t kSampledFromBytes = 256;
 // At most this many ends in the sample, and no varint over five bytes in it (mostly five-byte
 // varints: 4.6 or more bytes a value), take Masked VByte. Without the second test, payloads of
@@ -74,12 +73,7 @@ constexpr int kMaskedVByteMaxEnds = 14;
 // Whether the 64 bytes at p hold at most kMaskedVByteMaxEnds varint ends and no run of five
 // continuation bits (a varint of six bytes or more).
 inline bool MostlyFiveByteVarints(const uint8_t* p) {
-  const auto* v = reinterpret_cast<const __m128i*>(p);
-  uint64_t c = 0;  // Bit i: byte i continues its varint.
-  for (int i = 0; i < 4; ++i) {
-    c |= static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(_mm_loadu_si128(v + i))))
-         << (16 * i);
-  }
+  const uint64_t c = HighBitsOf64(p);  // Bit i: byte i continues its varint.
   const uint64_t over_five_bytes = c & (c >> 1) & (c >> 2) & (c >> 3) & (c >> 4);
   return __builtin_popcountll(~c) <= kMaskedVByteMaxEnds && over_five_bytes == 0;
 }

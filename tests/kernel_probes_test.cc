@@ -286,7 +286,8 @@ INSTANTIATE_TEST_SUITE_P(
 #if defined(__x86_64__)
     ::testing::Values(
         Probed{"bmi2", &kBmi2Kernel, PBACCEL_PROBED_BMI2_FEATURES, true, StepLoopFormats::kAll},
-        // The step loop (PortableBits) for every format (payloads of 4+-byte varints aside: below).
+        // The step loop (PortableBits) for every format (long payloads of five-byte varints aside:
+        // MaskedVbyteAvx2BlockDecoderTest).
         Probed{"masked_vbyte_avx2", &kMaskedVbyteAvx2Kernel,
                PBACCEL_PROBED_MASKED_VBYTE_AVX2_FEATURES, true, StepLoopFormats::kAll},
         Probed{"masked_vbyte", &kMaskedVbyteKernel, PBACCEL_PROBED_MASKED_VBYTE_FEATURES, false,
