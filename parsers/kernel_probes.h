@@ -17,6 +17,9 @@ namespace internal {
 namespace probes {
 // 16-byte steps over one- and two-byte varints (parsers/two_byte_steps_avx2-inl.h).
 extern thread_local uint64_t two_byte_steps;
+// 64-byte windows of 64-bit fields' varints of at most four bytes
+// (parsers/four_byte_windows_avx2-inl.h).
+extern thread_local uint64_t four_byte_windows;
 // 8-byte steps of the block decoder's step loop (parsers/step_loop_avx2-inl.h).
 extern thread_local uint64_t step_loop_steps;
 // Runs of one-byte varints widened by SVE's predicated loads (parsers/sve_runs-inl.h).

@@ -114,7 +114,9 @@ struct StepLoop {
     // widened straight to 64 slots; one whose varints are all one or two bytes, in four 16-byte
     // steps (two_byte_steps_avx2-inl.h: at most 48 values before the last step, which stores at
     // most 16 slots from there, so within the 64), a varint begun in its last byte left to the next
-    // window. Advances *p and *n.
+    // window; for 64-bit fields, one whose varints are all at most four bytes, in 32-bit lanes
+    // (four_byte_windows_avx2-inl.h), a varint begun in its last bytes left to the next window.
+    // Advances *p and *n.
     __attribute__((always_inline)) static void ShortVarintRuns(const uint8_t** p,
                                                                const uint8_t* end, Out* out,
                                                                size_t* n, size_t cap) {
@@ -126,7 +128,17 @@ struct StepLoop {
           *n += 64;
           continue;
         }
-        if (!AllVarintsUpToTwoBytes(more)) return;
+        if (!AllVarintsUpToTwoBytes(more)) {
+          if constexpr (sizeof(Out) == 8) {
+            if (AllVarintsUpToFourBytes(more)) {
+              *n += FourByteWindow<F>::Put(*p, more, out + *n);
+              // The varint begun in the window's last one to three bytes starts the next one.
+              *p += 64 - __builtin_clzll(~more);
+              continue;
+            }
+          }
+          return;
+        }
         TwoByteSteps<F, Bits> steps{out + *n};
 #pragma GCC unroll 4
         for (int j = 0; j < 64; j += 16) {

@@ -40,6 +40,7 @@ const PayloadWorkload kPayloadWorkloads[] = {
     {"sint32W4", FT::kSInt32, {72.13, 12.31, 8.53, 5.31, 1.72}, false, 0, "zigzag path"},
     {"bool", FT::kBool, {100}, false, 0, "packed bools"},
     {"tiles", FT::kUInt32, {75, 25}, false, 0, "map vector tiles' packed geometry/tags fields"},
+    {"coords", FT::kSInt64, {9, 68, 23}, false, 0, "OpenStreetMap DenseNodes' lat/lon deltas"},
 };
 
 constexpr size_t kArraySizes[] = {8, 64, 4096, 1048576};

@@ -27,6 +27,7 @@ namespace pbaccel {
 namespace internal {
 namespace probes {
 thread_local uint64_t two_byte_steps = 0;
+thread_local uint64_t four_byte_windows = 0;
 thread_local uint64_t step_loop_steps = 0;
 thread_local uint64_t sve_one_byte_runs = 0;
 thread_local uint64_t avx512_two_byte_payloads = 0;
@@ -70,6 +71,7 @@ struct Probed {
   bool block_decoder_steps;  // Whether the block decoder takes two-byte windows (masked_vbyte's
                              // does not: only its short-payload decoders have the steps).
   StepLoopFormats step_loop;
+  bool four_byte_windows;  // Whether the block decoder takes 64-bit fields' four-byte windows.
 };
 
 class KernelProbesTest : public ::testing::TestWithParam<Probed> {
@@ -100,9 +102,12 @@ class KernelProbesTest : public ::testing::TestWithParam<Probed> {
   }
 };
 
-// Tile-like values: one and two bytes; with a three-byte one among them.
+// Tile-like values: one and two bytes; with a three-byte one among them; with a four-byte one
+// too; with a five-byte one too (16 bytes a cycle: one in every 64-byte window).
 const std::vector<uint32_t> kShort = {9, 4096, 17, 130, 1, 16383, 77};
 const std::vector<uint32_t> kWithLong = {9, 4096, 17, 70000, 1, 16383, 77};
+const std::vector<uint32_t> kUpToFour = {9, 4096, 17, 70000, 1, 268435455, 16383, 77};
+const std::vector<uint32_t> kWithFive = {9, 4096, 17, 70000, 1, 16383, 77, 300000000};
 
 TEST_P(KernelProbesTest, BlockDecoderTakesTwoByteWindows) {
   const bool takes = GetParam().block_decoder_steps;
@@ -126,12 +131,12 @@ TEST_P(KernelProbesTest, BlockDecoderTakesTwoByteWindows) {
   }
 }
 
-// Long payloads of one- to three-byte varints (OSM's dense node coordinates and ids are such
-// sint64 fields) in each format class: the step loop's steps where the kernel's table says so,
-// none elsewhere, and the values right either way.
+// Long payloads of one- to five-byte varints (a five-byte one in every window: no four-byte
+// windows) in each format class: the step loop's steps where the kernel's table says so, none
+// elsewhere, and the values right either way.
 TEST_P(KernelProbesTest, BlockDecoderTakesTheStepLoopWhereItShould) {
   std::vector<uint32_t> values;
-  const std::string payload = Payload(kWithLong, 1000, &values);
+  const std::string payload = Payload(kWithFive, 1000, &values);
   const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
   for (const VarintFormat format : {VarintFormat::kUInt32, VarintFormat::kInt32,
                                     VarintFormat::kUInt64, VarintFormat::kSInt64}) {
@@ -153,10 +158,61 @@ TEST_P(KernelProbesTest, BlockDecoderTakesTheStepLoopWhereItShould) {
     }
     const StepLoopFormats loop = GetParam().step_loop;
     if (loop == StepLoopFormats::kAll || (loop == StepLoopFormats::k64Bit && is64)) {
-      // Every 8 bytes but the scalar tail's: no window of this payload is all one- or two-byte.
+      // Every 8 bytes but the scalar tail's: no window of this payload is all one- or two-byte, or
+      // free of five-byte varints.
       EXPECT_GE(steps, payload.size() / 8 - 2) << payload.size() << " bytes";
     } else {
       EXPECT_EQ(steps, 0u);
+    }
+  }
+}
+
+// Long payloads of one- to four-byte varints (OSM's dense node coordinates and ids are such sint64
+// fields): the kernels with four-byte windows take one for every 64 bytes in the lenient 64-bit
+// formats without a running sum, and none in strict mode, for 32-bit formats, or where a five-byte
+// varint is in every window; the values right either way.
+TEST_P(KernelProbesTest, BlockDecoderTakesFourByteWindowsFor64BitFields) {
+  for (const auto* cycle : {&kUpToFour, &kWithFive}) {
+    std::vector<uint32_t> values;
+    const std::string payload = Payload(*cycle, 1000, &values);
+    const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+    for (const VarintFormat format :
+         {VarintFormat::kUInt64, VarintFormat::kInt64, VarintFormat::kSInt64,
+          VarintFormat::kDeltaUInt64, VarintFormat::kUInt32, VarintFormat::kSInt32}) {
+      const bool is64 = format == VarintFormat::kUInt64 || format == VarintFormat::kInt64 ||
+                        format == VarintFormat::kSInt64 || format == VarintFormat::kDeltaUInt64;
+      for (const bool strict : {false, true}) {
+        SCOPED_TRACE(absl::StrCat("format ", static_cast<int>(format), " strict ", strict,
+                                  cycle == &kUpToFour ? " up to four bytes" : " with five"));
+        std::vector<uint64_t> out(values.size() + 64, ~uint64_t{0});
+        const uint64_t before = probes::four_byte_windows;
+        const DecodeResult r =
+            kernel().Decoder(format, strict)(p, p + payload.size(), out.data(), out.size(), 0);
+        const uint64_t windows = probes::four_byte_windows - before;
+        ASSERT_EQ(r.status, DecodeStatus::kOk);
+        ASSERT_EQ(r.count, values.size());
+        uint64_t sum = 0;
+        for (size_t i = 0; i < values.size(); ++i) {
+          sum += values[i];
+          const uint64_t want = format == VarintFormat::kSInt64 || format == VarintFormat::kSInt32
+                                    ? static_cast<uint64_t>(ZigZagDecode64(values[i]))
+                                : format == VarintFormat::kDeltaUInt64 ? sum
+                                                                       : values[i];
+          const uint64_t got = is64 ? out[i]
+                                    : static_cast<uint64_t>(static_cast<int64_t>(
+                                          reinterpret_cast<const int32_t*>(out.data())[i]));
+          const uint64_t want_bits =
+              is64 ? want : static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(want)));
+          ASSERT_EQ(got, want_bits) << "value " << i;
+        }
+        if (GetParam().four_byte_windows && is64 && !strict &&
+            format != VarintFormat::kDeltaUInt64 && cycle == &kUpToFour) {
+          // Every window but the last, which the bounded scalar reader finishes.
+          EXPECT_GE(windows, payload.size() / 64 - 1) << payload.size() << " bytes";
+        } else {
+          EXPECT_EQ(windows, 0u);
+        }
+      }
     }
   }
 }
@@ -284,18 +340,21 @@ TEST_P(KernelProbesTest, TinyDecodersTakeSixteenByteSteps) {
 INSTANTIATE_TEST_SUITE_P(
     ProbedKernels, KernelProbesTest,
 #if defined(__x86_64__)
-    ::testing::Values(
-        Probed{"bmi2", &kBmi2Kernel, PBACCEL_PROBED_BMI2_FEATURES, true, StepLoopFormats::kAll},
-        // The step loop (PortableBits) for every format (long payloads of five-byte varints aside:
-        // MaskedVbyteAvx2BlockDecoderTest).
-        Probed{"masked_vbyte_avx2", &kMaskedVbyteAvx2Kernel,
-               PBACCEL_PROBED_MASKED_VBYTE_AVX2_FEATURES, true, StepLoopFormats::kAll},
-        Probed{"masked_vbyte", &kMaskedVbyteKernel, PBACCEL_PROBED_MASKED_VBYTE_FEATURES, false,
-               StepLoopFormats::kNone}),
+    ::testing::Values(Probed{"bmi2", &kBmi2Kernel, PBACCEL_PROBED_BMI2_FEATURES, true,
+                             StepLoopFormats::kAll, true},
+                      // The step loop (PortableBits) for every format (long payloads of five-byte
+                      // varints aside: MaskedVbyteAvx2BlockDecoderTest).
+                      Probed{"masked_vbyte_avx2", &kMaskedVbyteAvx2Kernel,
+                             PBACCEL_PROBED_MASKED_VBYTE_AVX2_FEATURES, true, StepLoopFormats::kAll,
+                             true},
+                      Probed{"masked_vbyte", &kMaskedVbyteKernel,
+                             PBACCEL_PROBED_MASKED_VBYTE_FEATURES, false, StepLoopFormats::kNone,
+                             false}),
 #else
-    ::testing::Values(
-        Probed{"neon", &kNeonKernel, PBACCEL_PROBED_NEON_FEATURES, true, StepLoopFormats::kNone},
-        Probed{"sve", &kSveKernel, PBACCEL_PROBED_SVE_FEATURES, true, StepLoopFormats::kNone}),
+    ::testing::Values(Probed{"neon", &kNeonKernel, PBACCEL_PROBED_NEON_FEATURES, true,
+                             StepLoopFormats::kNone, false},
+                      Probed{"sve", &kSveKernel, PBACCEL_PROBED_SVE_FEATURES, true,
+                             StepLoopFormats::kNone, false}),
 #endif
     [](const ::testing::TestParamInfo<Probed>& info) { return std::string(info.param.name); });
 

@@ -255,6 +255,43 @@ TEST_P(KernelTest, OneLongVarintInALongPayloadOfShortOnes) {
   }
 }
 
+TEST_P(KernelTest, PayloadsOfOneToFourByteVarints) {
+  // Long payloads whose varints are all one to four bytes (the AVX2 kernels' four-byte windows):
+  // every length mix, the smallest and largest values of each length and non-canonical ones (a
+  // zero in four bytes), the payload started at every offset of the first window's steps so the
+  // varints cross window and step edges everywhere; then the same with a five-byte varint every
+  // 200 bytes, which the windows around it must leave to the steps.
+  std::mt19937_64 rng(41);
+  const auto random_varint = [&rng](int length) {
+    const uint64_t lo = length == 1 ? 0 : uint64_t{1} << (7 * (length - 1));
+    const uint64_t hi = (uint64_t{1} << (7 * length)) - 1;
+    switch (rng() % 8) {
+      case 0: return Varint(lo, length);
+      case 1: return Varint(hi, length);
+      case 2: return Varint(0, length);
+      default: return Varint(lo + rng() % (hi - lo + 1), length);
+    }
+  };
+  for (int min_length : {1, 3, 4}) {
+    for (bool with_five : {false, true}) {
+      std::string payload;
+      while (payload.size() < 1100) {
+        const bool five = with_five && payload.size() % 200 < 4;
+        payload +=
+            random_varint(five ? 5 : min_length + static_cast<int>(rng() % (5 - min_length)));
+      }
+      for (size_t start : {0, 1, 2, 3, 5, 9, 17, 63}) {
+        for (VarintFormat f : AllFormats()) {
+          SCOPED_TRACE(absl::StrCat("lengths ", min_length, "-4, five-byte ", with_five,
+                                    ", from byte ", start));
+          Check(f, payload.substr(start), false);
+          Check(f, payload.substr(start), true);
+        }
+      }
+    }
+  }
+}
+
 // --- Malformed payloads -------------------------------------------------------------------------
 
 TEST_P(KernelTest, OverlongVarintsAreRejectedWhereTheyStart) {
