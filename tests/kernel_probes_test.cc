@@ -8,7 +8,9 @@
 // count the 16-byte steps: the block decoder's two-byte windows, decode_tiny and
 // decode_tiny_bounded must take them for payloads of one- and two-byte varints (the bounded one
 // also when the caller's room holds the values and nothing more), and must not for payloads
-// holding a longer varint. avx512's tiny decoders count the short payloads they decode in 16-bit
+// holding a longer varint. The AVX2 kernels' block decoders count their four-byte windows
+// (parsers/four_byte_windows_avx2-inl.h), which must take long 64-bit payloads of one- to four-byte
+// varints and nothing else. avx512's tiny decoders count the short payloads they decode in 16-bit
 // lanes. Skipped, by name, on CPUs that cannot run a kernel.
 
 #include <algorithm>
