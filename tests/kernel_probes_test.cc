@@ -102,6 +102,40 @@ class KernelProbesTest : public ::testing::TestWithParam<Probed> {
     }
     return probes::two_byte_steps - before;
   }
+
+  // How far the probe `counter` moves while the block decoder decodes `payload`, the varints of
+  // `values`, in `format`; checks every value.
+  uint64_t BlockDecodeCounting(const uint64_t& counter, VarintFormat format, bool strict,
+                               const std::string& payload, const std::vector<uint32_t>& values) {
+    const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+    std::vector<uint64_t> out(values.size() + 64, ~uint64_t{0});
+    const uint64_t before = counter;
+    const DecodeResult r =
+        kernel().Decoder(format, strict)(p, p + payload.size(), out.data(), out.size(), 0);
+    const uint64_t moved = counter - before;
+    EXPECT_EQ(r.status, DecodeStatus::kOk);
+    EXPECT_EQ(r.count, values.size());
+    if (r.status != DecodeStatus::kOk || r.count != values.size()) return moved;
+    const bool is64 = format == VarintFormat::kUInt64 || format == VarintFormat::kInt64 ||
+                      format == VarintFormat::kSInt64 || format == VarintFormat::kDeltaUInt64;
+    uint64_t sum = 0;
+    for (size_t i = 0; i < values.size(); ++i) {
+      sum += values[i];
+      uint64_t want = values[i];
+      if (format == VarintFormat::kSInt64 || format == VarintFormat::kSInt32) {
+        want = static_cast<uint64_t>(ZigZagDecode64(values[i]));
+      } else if (format == VarintFormat::kDeltaUInt64) {
+        want = sum;
+      }
+      if (!is64) want = static_cast<uint32_t>(want);
+      const uint64_t got = is64 ? out[i] : reinterpret_cast<const uint32_t*>(out.data())[i];
+      if (got != want) {
+        ADD_FAILURE() << "value " << i << ": " << got << ", not " << want;
+        break;
+      }
+    }
+    return moved;
+  }
 };
 
 // Tile-like values: one and two bytes; with a three-byte one among them; with a four-byte one
@@ -139,25 +173,12 @@ TEST_P(KernelProbesTest, BlockDecoderTakesTwoByteWindows) {
 TEST_P(KernelProbesTest, BlockDecoderTakesTheStepLoopWhereItShould) {
   std::vector<uint32_t> values;
   const std::string payload = Payload(kWithFive, 1000, &values);
-  const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
   for (const VarintFormat format : {VarintFormat::kUInt32, VarintFormat::kInt32,
                                     VarintFormat::kUInt64, VarintFormat::kSInt64}) {
     const bool is64 = format == VarintFormat::kUInt64 || format == VarintFormat::kSInt64;
     SCOPED_TRACE(absl::StrCat("format ", static_cast<int>(format)));
-    std::vector<uint64_t> out(values.size() + 64, ~uint64_t{0});
-    const uint64_t before = probes::step_loop_steps;
-    const DecodeResult r =
-        kernel().Decoder(format, false)(p, p + payload.size(), out.data(), out.size(), 0);
-    const uint64_t steps = probes::step_loop_steps - before;
-    ASSERT_EQ(r.status, DecodeStatus::kOk);
-    ASSERT_EQ(r.count, values.size());
-    for (size_t i = 0; i < values.size(); ++i) {
-      const uint64_t want = format == VarintFormat::kSInt64
-                                ? static_cast<uint64_t>(ZigZagDecode64(values[i]))
-                                : values[i];
-      const uint64_t got = is64 ? out[i] : reinterpret_cast<const uint32_t*>(out.data())[i];
-      ASSERT_EQ(got, want) << "value " << i;
-    }
+    const uint64_t steps =
+        BlockDecodeCounting(probes::step_loop_steps, format, false, payload, values);
     const StepLoopFormats loop = GetParam().step_loop;
     if (loop == StepLoopFormats::kAll || (loop == StepLoopFormats::k64Bit && is64)) {
       // Every 8 bytes but the scalar tail's: no window of this payload is all one- or two-byte, or
@@ -177,38 +198,18 @@ TEST_P(KernelProbesTest, BlockDecoderTakesFourByteWindowsFor64BitFields) {
   for (const auto* cycle : {&kUpToFour, &kWithFive}) {
     std::vector<uint32_t> values;
     const std::string payload = Payload(*cycle, 1000, &values);
-    const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
     for (const VarintFormat format :
          {VarintFormat::kUInt64, VarintFormat::kInt64, VarintFormat::kSInt64,
           VarintFormat::kDeltaUInt64, VarintFormat::kUInt32, VarintFormat::kSInt32}) {
-      const bool is64 = format == VarintFormat::kUInt64 || format == VarintFormat::kInt64 ||
-                        format == VarintFormat::kSInt64 || format == VarintFormat::kDeltaUInt64;
+      // The 64-bit formats without a running sum.
+      const bool windowed = format == VarintFormat::kUInt64 || format == VarintFormat::kInt64 ||
+                            format == VarintFormat::kSInt64;
       for (const bool strict : {false, true}) {
         SCOPED_TRACE(absl::StrCat("format ", static_cast<int>(format), " strict ", strict,
                                   cycle == &kUpToFour ? " up to four bytes" : " with five"));
-        std::vector<uint64_t> out(values.size() + 64, ~uint64_t{0});
-        const uint64_t before = probes::four_byte_windows;
-        const DecodeResult r =
-            kernel().Decoder(format, strict)(p, p + payload.size(), out.data(), out.size(), 0);
-        const uint64_t windows = probes::four_byte_windows - before;
-        ASSERT_EQ(r.status, DecodeStatus::kOk);
-        ASSERT_EQ(r.count, values.size());
-        uint64_t sum = 0;
-        for (size_t i = 0; i < values.size(); ++i) {
-          sum += values[i];
-          const uint64_t want = format == VarintFormat::kSInt64 || format == VarintFormat::kSInt32
-                                    ? static_cast<uint64_t>(ZigZagDecode64(values[i]))
-                                : format == VarintFormat::kDeltaUInt64 ? sum
-                                                                       : values[i];
-          const uint64_t got = is64 ? out[i]
-                                    : static_cast<uint64_t>(static_cast<int64_t>(
-                                          reinterpret_cast<const int32_t*>(out.data())[i]));
-          const uint64_t want_bits =
-              is64 ? want : static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(want)));
-          ASSERT_EQ(got, want_bits) << "value " << i;
-        }
-        if (GetParam().four_byte_windows && is64 && !strict &&
-            format != VarintFormat::kDeltaUInt64 && cycle == &kUpToFour) {
+        const uint64_t windows =
+            BlockDecodeCounting(probes::four_byte_windows, format, strict, payload, values);
+        if (GetParam().four_byte_windows && windowed && !strict && cycle == &kUpToFour) {
           // Every window but the last, which the bounded scalar reader finishes.
           EXPECT_GE(windows, payload.size() / 64 - 1) << payload.size() << " bytes";
         } else {
