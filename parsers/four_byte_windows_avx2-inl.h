@@ -68,29 +68,35 @@ struct FourByteWindow {
   using Out = typename FormatTraits<F>::Out;
   static_assert(sizeof(Out) == 8 && !FormatTraits<F>::kDelta, "64-bit formats, no running sum");
 
-  // The values ending in the 64-byte window at p, whose continuation bits are `more`, into
-  // out[0, count); returns count. REQUIRES: a varint begins at p; AllVarintsUpToFourBytes(more);
-  // 64 slots at out (up to eight past count are overwritten).
-  __attribute__((always_inline)) static size_t Put(const uint8_t* p, uint64_t more, Out* out) {
+  // The values ending in the 64-byte window at *p, whose continuation bits are `more`, into
+  // out[*n, *n + count); advances *n by count and *p past the last of them (to the varint left open
+  // in the window's last one to three bytes, which the next window begins with). REQUIRES: a varint
+  // begins at *p; AllVarintsUpToFourBytes(more); 64 slots at out + *n (up to eight past the count
+  // are overwritten).
+  __attribute__((always_inline)) static void Put(const uint8_t** p, uint64_t more, Out* out,
+                                                 size_t* n) {
     PBACCEL_KERNEL_PROBE(four_byte_windows);
-    // Bit i: a varint begins at byte i and ends in the window (not the one left open at its end,
-    // whose one to three bytes are continuation bytes at the top).
-    const uint64_t starts = ((~more << 1) | 1) & (~uint64_t{0} >> __builtin_clzll(~more));
+    const int open_bytes = __builtin_clzll(~more);  // Continuation bytes at the top.
+    // Bit i: a varint begins at byte i and ends in the window.
+    const uint64_t starts = ((~more << 1) | 1) & (~uint64_t{0} >> open_bytes);
+    const uint8_t* const window = *p;
+    Out* const to = out + *n;
     size_t count = 0;
 #pragma GCC unroll 8
     for (int k = 0; k < 8; ++k) {
       // The step's bytes and the eight after them; the last step's are bytes 48 to 63.
       const __m256i bytes = _mm256_broadcastsi128_si256(
-          _mm_loadu_si128(reinterpret_cast<const __m128i*>(k < 7 ? p + 8 * k : p + 48)));
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(window + (k < 7 ? 8 * k : 48))));
       const unsigned step_starts = static_cast<unsigned>(starts >> (8 * k)) & 0xFFu;
       const __m256i values = Lanes(_mm256_shuffle_epi8(bytes, k < 7 ? Control() : LastControl()));
       Store(_mm256_permutevar8x32_epi32(
                 values, _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(
                             kStartLaneGathers.starts[step_starts].lane)))),
-            out + count);
+            to + count);
       count += static_cast<size_t>(__builtin_popcount(step_starts));
     }
-    return count;
+    *n += count;
+    *p += 64 - open_bytes;
   }
 
   // The pshufb control putting, in lane j, byte j of 16 bytes and the three after it (lowest

@@ -115,7 +115,7 @@ struct StepLoop {
     // steps (two_byte_steps_avx2-inl.h: at most 48 values before the last step, which stores at
     // most 16 slots from there, so within the 64), a varint begun in its last byte left to the next
     // window; for 64-bit fields, one whose varints are all at most four bytes, in 32-bit lanes
-    // (four_byte_windows_avx2-inl.h), a varint begun in its last bytes left to the next window.
+    // (four_byte_windows_avx2-inl.h, which leaves a varint begun in its last bytes the same way).
     // Advances *p and *n.
     __attribute__((always_inline)) static void ShortVarintRuns(const uint8_t** p,
                                                                const uint8_t* end, Out* out,
@@ -131,9 +131,7 @@ struct StepLoop {
         if (!AllVarintsUpToTwoBytes(more)) {
           if constexpr (sizeof(Out) == 8) {
             if (AllVarintsUpToFourBytes(more)) {
-              *n += FourByteWindow<F>::Put(*p, more, out + *n);
-              // The varint begun in the window's last one to three bytes starts the next one.
-              *p += 64 - __builtin_clzll(~more);
+              FourByteWindow<F>::Put(p, more, out, n);
               continue;
             }
           }

@@ -258,9 +258,10 @@ TEST_P(KernelTest, OneLongVarintInALongPayloadOfShortOnes) {
 TEST_P(KernelTest, PayloadsOfOneToFourByteVarints) {
   // Long payloads whose varints are all one to four bytes (the AVX2 kernels' four-byte windows):
   // every length mix, the smallest and largest values of each length and non-canonical ones (a
-  // zero in four bytes), the payload started at every offset of the first window's steps so the
-  // varints cross window and step edges everywhere; then the same with a five-byte varint every
-  // 200 bytes, which the windows around it must leave to the steps.
+  // zero in four bytes), the payload started at eight offsets across the first window's steps
+  // (from inside a varint too) so the varints cross window and step edges at many places; then the
+  // same with a five-byte varint about every 200 bytes, which the windows around it must leave to
+  // the steps.
   std::mt19937_64 rng(41);
   const auto random_varint = [&rng](int length) {
     const uint64_t lo = length == 1 ? 0 : uint64_t{1} << (7 * (length - 1));
