@@ -85,8 +85,9 @@ namespace {
 // Uses two_byte_lanes-inl.h, two_byte_steps_sse41-inl.h and step8_avx2-inl.h.
 #include "parsers/two_byte_steps_avx2-inl.h"
 
-// 64-byte windows of 64-bit fields' varints of at most four bytes.
-#include "parsers/four_byte_windows_avx2-inl.h"
+// 64-bit fields' varints of at most four or five bytes in 32-bit lanes: windows and short
+// payloads.
+#include "parsers/varint_lanes_avx2-inl.h"
 
 // decode_tiny and decode_tiny_bounded, from both kinds of steps.
 #include "parsers/short_payloads_avx2-inl.h"

@@ -17,9 +17,12 @@ namespace internal {
 namespace probes {
 // 16-byte steps over one- and two-byte varints (parsers/two_byte_steps_avx2-inl.h).
 extern thread_local uint64_t two_byte_steps;
-// 64-byte windows of 64-bit fields' varints of at most four bytes
-// (parsers/four_byte_windows_avx2-inl.h).
+// 64-byte windows of 64-bit fields' varints of at most four bytes, and of at most five
+// (parsers/varint_lanes_avx2-inl.h).
 extern thread_local uint64_t four_byte_windows;
+extern thread_local uint64_t five_byte_windows;
+// Short payloads of 64-bit fields' varints of at most five bytes in 32-bit lanes (the same file).
+extern thread_local uint64_t lane_payloads;
 // 8-byte steps of the block decoder's step loop (parsers/step_loop_avx2-inl.h).
 extern thread_local uint64_t step_loop_steps;
 // Runs of one-byte varints widened by SVE's predicated loads (parsers/sve_runs-inl.h).

@@ -114,8 +114,9 @@ struct StepLoop {
     // widened straight to 64 slots; one whose varints are all one or two bytes, in four 16-byte
     // steps (two_byte_steps_avx2-inl.h: at most 48 values before the last step, which stores at
     // most 16 slots from there, so within the 64), a varint begun in its last byte left to the next
-    // window; for 64-bit fields, one whose varints are all at most four bytes, in 32-bit lanes
-    // (four_byte_windows_avx2-inl.h, which leaves a varint begun in its last bytes the same way).
+    // window; for 64-bit fields, one whose varints are all at most four bytes, else at most five,
+    // in 32-bit lanes (varint_lanes_avx2-inl.h, which leaves a varint begun in its last bytes the
+    // same way).
     // Advances *p and *n.
     __attribute__((always_inline)) static void ShortVarintRuns(const uint8_t** p,
                                                                const uint8_t* end, Out* out,
@@ -130,8 +131,12 @@ struct StepLoop {
         }
         if (!AllVarintsUpToTwoBytes(more)) {
           if constexpr (sizeof(Out) == 8) {
-            if (AllVarintsUpToFourBytes(more)) {
-              FourByteWindow<F>::Put(p, more, out, n);
+            if (VarintLanes<F, 4>::Takes(more)) {
+              VarintLanes<F, 4>::Window(p, more, out, n);
+              continue;
+            }
+            if (VarintLanes<F, 5>::Takes(more)) {
+              VarintLanes<F, 5>::Window(p, more, out, n);
               continue;
             }
           }

@@ -8,10 +8,12 @@
 // count the 16-byte steps: the block decoder's two-byte windows, decode_tiny and
 // decode_tiny_bounded must take them for payloads of one- and two-byte varints (the bounded one
 // also when the caller's room holds the values and nothing more), and must not for payloads
-// holding a longer varint. The AVX2 kernels' block decoders count their four-byte windows
-// (parsers/four_byte_windows_avx2-inl.h), which must take long 64-bit payloads of one- to four-byte
-// varints and nothing else. avx512's tiny decoders count the short payloads they decode in 16-bit
-// lanes. Skipped, by name, on CPUs that cannot run a kernel.
+// holding a longer varint. The AVX2 kernels count what they decode in 32-bit lanes
+// (parsers/varint_lanes_avx2-inl.h): their block decoders' four- and five-byte windows, which must
+// take long 64-bit payloads of one- to four-byte (five-byte) varints and nothing else, and their
+// tiny decoders' short 64-bit payloads of varints of up to five bytes. avx512's tiny decoders
+// count the short payloads they decode in 16-bit lanes. Skipped, by name, on CPUs that cannot run
+// a kernel.
 
 #include <algorithm>
 #include <cstdint>
@@ -30,6 +32,8 @@ namespace internal {
 namespace probes {
 thread_local uint64_t two_byte_steps = 0;
 thread_local uint64_t four_byte_windows = 0;
+thread_local uint64_t five_byte_windows = 0;
+thread_local uint64_t lane_payloads = 0;
 thread_local uint64_t step_loop_steps = 0;
 thread_local uint64_t sve_one_byte_runs = 0;
 thread_local uint64_t avx512_two_byte_payloads = 0;
@@ -53,10 +57,11 @@ using ::pbaccel::testing::Varint;
 using ::pbaccel::testing::ZigZagDecode64;
 
 // `count` varints cycling through `values`, and the values themselves.
-std::string Payload(const std::vector<uint32_t>& values, int count, std::vector<uint32_t>* out) {
+template <typename T>
+std::string Payload(const std::vector<T>& values, int count, std::vector<T>* out) {
   std::string payload;
   for (int i = 0; i < count; ++i) {
-    const uint32_t v = values[static_cast<size_t>(i) % values.size()];
+    const T v = values[static_cast<size_t>(i) % values.size()];
     payload += Varint(v);
     out->push_back(v);
   }
@@ -73,8 +78,45 @@ struct Probed {
   bool block_decoder_steps;  // Whether the block decoder takes two-byte windows (masked_vbyte's
                              // does not: only its short-payload decoders have the steps).
   StepLoopFormats step_loop;
-  bool four_byte_windows;  // Whether the block decoder takes 64-bit fields' four-byte windows.
+  bool varint_lanes;  // Whether 64-bit fields' varints of up to four or five bytes take 32-bit
+                      // lanes (the block decoder's windows, the tiny decoders' payloads).
 };
+
+// Tile-like values: one and two bytes; with a three-byte one among them; with a four-byte one
+// too; with a five-byte one too (16 bytes a cycle: one in every 64-byte window).
+const std::vector<uint32_t> kShort = {9, 4096, 17, 130, 1, 16383, 77};
+const std::vector<uint32_t> kWithLong = {9, 4096, 17, 70000, 1, 16383, 77};
+const std::vector<uint32_t> kUpToFour = {9, 4096, 17, 70000, 1, 268435455, 16383, 77};
+const std::vector<uint32_t> kWithFive = {9, 4096, 17, 70000, 1, 16383, 77, 300000000};
+// 64-bit values: the above (one- to five-byte varints); like a way's refs (a five-byte node id,
+// then one- and five-byte deltas); with a six-byte varint among one- to five-byte ones (17 bytes a
+// cycle: one in every 64-byte window).
+const std::vector<uint64_t> kWithFive64 = {9, 4096, 17, 70000, 1, 16383, 77, 300000000};
+const std::vector<uint64_t> kRefsLike = {uint64_t{1} << 34 | 12345, 2, 1, 6000000000, 4, 1};
+const std::vector<uint64_t> kWithSix64 = {9, 4096, 17, 70000, uint64_t{1} << 35, 1, 16383, 77};
+
+// The values a decode in `format` gives for the varints of `values`, as 64-bit words: zigzag
+// decoded (sint32 from the value's low 32 bits, as upstream), summed (kDeltaUInt64), cut to 32
+// bits.
+std::vector<uint64_t> Want(VarintFormat format, const std::vector<uint64_t>& values) {
+  const bool is64 = format == VarintFormat::kUInt64 || format == VarintFormat::kInt64 ||
+                    format == VarintFormat::kSInt64 || format == VarintFormat::kDeltaUInt64;
+  std::vector<uint64_t> want;
+  uint64_t sum = 0;
+  for (const uint64_t v : values) {
+    sum += v;
+    uint64_t w = v;
+    if (format == VarintFormat::kSInt64) {
+      w = static_cast<uint64_t>(ZigZagDecode64(v));
+    } else if (format == VarintFormat::kSInt32) {
+      w = static_cast<uint64_t>(ZigZagDecode64(static_cast<uint32_t>(v)));
+    } else if (format == VarintFormat::kDeltaUInt64) {
+      w = sum;
+    }
+    want.push_back(is64 ? w : static_cast<uint32_t>(w));
+  }
+  return want;
+}
 
 class KernelProbesTest : public ::testing::TestWithParam<Probed> {
  protected:
@@ -85,28 +127,38 @@ class KernelProbesTest : public ::testing::TestWithParam<Probed> {
   }
   const KernelDescriptor& kernel() const { return *GetParam().kernel; }
 
-  // The 16-byte steps `decode` takes, checking its values against `expected`. `decode(out, room)`
-  // is offered room for the values and 64 more, or with `exact_room` for the values only (then
-  // nothing past them may be written).
-  template <typename Decode>
-  uint64_t StepsOf(const std::vector<uint32_t>& expected, Decode decode, bool exact_room = false) {
-    std::vector<uint32_t> out(expected.size() + 64, ~0u);
-    const uint64_t before = probes::two_byte_steps;
+  // How far the probe `counter` moves while `decode` decodes, checking its values (of type T)
+  // against `expected`. `decode(out, room)` is offered room for the values and 64 more, or with
+  // `exact_room` for the values only (then nothing past them may be written).
+  template <typename T, typename Decode>
+  uint64_t Counting(const uint64_t& counter, const std::vector<T>& expected, Decode decode,
+                    bool exact_room = false) {
+    constexpr T kUnwritten = static_cast<T>(~T{0});
+    std::vector<T> out(expected.size() + 64, kUnwritten);
+    const uint64_t before = counter;
     const int room = static_cast<int>(exact_room ? expected.size() : out.size());
     EXPECT_EQ(decode(out.data(), room), static_cast<int64_t>(expected.size()));
+    const uint64_t moved = counter - before;
     for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(out[i], expected[i]) << "value " << i;
     if (exact_room) {
       for (size_t i = expected.size(); i < out.size(); ++i) {
-        EXPECT_EQ(out[i], ~0u) << "slot " << i << " past the room written";
+        EXPECT_EQ(out[i], kUnwritten) << "slot " << i << " past the room written";
       }
     }
-    return probes::two_byte_steps - before;
+    return moved;
+  }
+
+  // The 16-byte steps `decode` takes (Counting's), of uint32 values.
+  template <typename Decode>
+  uint64_t StepsOf(const std::vector<uint32_t>& expected, Decode decode, bool exact_room = false) {
+    return Counting(probes::two_byte_steps, expected, decode, exact_room);
   }
 
   // How far the probe `counter` moves while the block decoder decodes `payload`, the varints of
   // `values`, in `format`; checks every value.
+  template <typename T>
   uint64_t BlockDecodeCounting(const uint64_t& counter, VarintFormat format, bool strict,
-                               const std::string& payload, const std::vector<uint32_t>& values) {
+                               const std::string& payload, const std::vector<T>& values) {
     const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
     std::vector<uint64_t> out(values.size() + 64, ~uint64_t{0});
     const uint64_t before = counter;
@@ -118,32 +170,18 @@ class KernelProbesTest : public ::testing::TestWithParam<Probed> {
     if (r.status != DecodeStatus::kOk || r.count != values.size()) return moved;
     const bool is64 = format == VarintFormat::kUInt64 || format == VarintFormat::kInt64 ||
                       format == VarintFormat::kSInt64 || format == VarintFormat::kDeltaUInt64;
-    uint64_t sum = 0;
+    const std::vector<uint64_t> want =
+        Want(format, std::vector<uint64_t>(values.begin(), values.end()));
     for (size_t i = 0; i < values.size(); ++i) {
-      sum += values[i];
-      uint64_t want = values[i];
-      if (format == VarintFormat::kSInt64 || format == VarintFormat::kSInt32) {
-        want = static_cast<uint64_t>(ZigZagDecode64(values[i]));
-      } else if (format == VarintFormat::kDeltaUInt64) {
-        want = sum;
-      }
-      if (!is64) want = static_cast<uint32_t>(want);
       const uint64_t got = is64 ? out[i] : reinterpret_cast<const uint32_t*>(out.data())[i];
-      if (got != want) {
-        ADD_FAILURE() << "value " << i << ": " << got << ", not " << want;
+      if (got != want[i]) {
+        ADD_FAILURE() << "value " << i << ": " << got << ", not " << want[i];
         break;
       }
     }
     return moved;
   }
 };
-
-// Tile-like values: one and two bytes; with a three-byte one among them; with a four-byte one
-// too; with a five-byte one too (16 bytes a cycle: one in every 64-byte window).
-const std::vector<uint32_t> kShort = {9, 4096, 17, 130, 1, 16383, 77};
-const std::vector<uint32_t> kWithLong = {9, 4096, 17, 70000, 1, 16383, 77};
-const std::vector<uint32_t> kUpToFour = {9, 4096, 17, 70000, 1, 268435455, 16383, 77};
-const std::vector<uint32_t> kWithFive = {9, 4096, 17, 70000, 1, 16383, 77, 300000000};
 
 TEST_P(KernelProbesTest, BlockDecoderTakesTwoByteWindows) {
   const bool takes = GetParam().block_decoder_steps;
@@ -167,22 +205,26 @@ TEST_P(KernelProbesTest, BlockDecoderTakesTwoByteWindows) {
   }
 }
 
-// Long payloads of one- to five-byte varints (a five-byte one in every window: no four-byte
-// windows) in each format class: the step loop's steps where the kernel's table says so, none
-// elsewhere, and the values right either way.
+// Long payloads in each format class, of varints no window takes (32-bit formats: one- to
+// five-byte varints; 64-bit ones: a six-byte varint in every window): the step loop's steps where
+// the kernel's table says so, none elsewhere, and the values right either way.
 TEST_P(KernelProbesTest, BlockDecoderTakesTheStepLoopWhereItShould) {
-  std::vector<uint32_t> values;
-  const std::string payload = Payload(kWithFive, 1000, &values);
+  std::vector<uint32_t> values32;
+  const std::string payload32 = Payload(kWithFive, 1000, &values32);
+  std::vector<uint64_t> values64;
+  const std::string payload64 = Payload(kWithSix64, 1000, &values64);
   for (const VarintFormat format : {VarintFormat::kUInt32, VarintFormat::kInt32,
                                     VarintFormat::kUInt64, VarintFormat::kSInt64}) {
     const bool is64 = format == VarintFormat::kUInt64 || format == VarintFormat::kSInt64;
     SCOPED_TRACE(absl::StrCat("format ", static_cast<int>(format)));
+    const std::string& payload = is64 ? payload64 : payload32;
     const uint64_t steps =
-        BlockDecodeCounting(probes::step_loop_steps, format, false, payload, values);
+        is64 ? BlockDecodeCounting(probes::step_loop_steps, format, false, payload, values64)
+             : BlockDecodeCounting(probes::step_loop_steps, format, false, payload, values32);
     const StepLoopFormats loop = GetParam().step_loop;
     if (loop == StepLoopFormats::kAll || (loop == StepLoopFormats::k64Bit && is64)) {
-      // Every 8 bytes but the scalar tail's: no window of this payload is all one- or two-byte, or
-      // free of five-byte varints.
+      // Every 8 bytes but the scalar tail's: no window of these payloads is all one- or two-byte,
+      // or free of five-byte (64-bit: six-byte) varints.
       EXPECT_GE(steps, payload.size() / 8 - 2) << payload.size() << " bytes";
     } else {
       EXPECT_EQ(steps, 0u);
@@ -190,13 +232,16 @@ TEST_P(KernelProbesTest, BlockDecoderTakesTheStepLoopWhereItShould) {
   }
 }
 
-// Long payloads of one- to four-byte varints (OSM's dense node coordinates and ids are such sint64
-// fields): the kernels with four-byte windows take one for every 64 bytes in the lenient 64-bit
-// formats without a running sum, and none in strict mode, for 32-bit formats, or where a five-byte
-// varint is in every window; the values right either way.
-TEST_P(KernelProbesTest, BlockDecoderTakesFourByteWindowsFor64BitFields) {
-  for (const auto* cycle : {&kUpToFour, &kWithFive}) {
-    std::vector<uint32_t> values;
+// Long payloads of one- to four-byte varints (OSM's dense node coordinates are such sint64
+// fields), of one- to five-byte ones (its node ids, a way's refs) and with a six-byte one in every
+// window: the kernels with 32-bit lanes take a four-byte window for every 64 bytes of the first,
+// a five-byte window for every 64 bytes of the second, in the lenient 64-bit formats without a
+// running sum; none in strict mode, for 32-bit formats, or for the third; the values right either
+// way.
+TEST_P(KernelProbesTest, BlockDecoderTakesFourAndFiveByteWindowsFor64BitFields) {
+  const std::vector<uint64_t> up_to_four(kUpToFour.begin(), kUpToFour.end());
+  for (const auto* cycle : {&up_to_four, &kWithFive64, &kWithSix64}) {
+    std::vector<uint64_t> values;
     const std::string payload = Payload(*cycle, 1000, &values);
     for (const VarintFormat format :
          {VarintFormat::kUInt64, VarintFormat::kInt64, VarintFormat::kSInt64,
@@ -204,16 +249,31 @@ TEST_P(KernelProbesTest, BlockDecoderTakesFourByteWindowsFor64BitFields) {
       // The 64-bit formats without a running sum.
       const bool windowed = format == VarintFormat::kUInt64 || format == VarintFormat::kInt64 ||
                             format == VarintFormat::kSInt64;
+      const bool is32 = format == VarintFormat::kUInt32 || format == VarintFormat::kSInt32;
       for (const bool strict : {false, true}) {
+        if (is32 && strict && cycle == &kWithSix64)
+          continue;  // Values a strict 32-bit field
+                     // rejects.
         SCOPED_TRACE(absl::StrCat("format ", static_cast<int>(format), " strict ", strict,
-                                  cycle == &kUpToFour ? " up to four bytes" : " with five"));
-        const uint64_t windows =
-            BlockDecodeCounting(probes::four_byte_windows, format, strict, payload, values);
-        if (GetParam().four_byte_windows && windowed && !strict && cycle == &kUpToFour) {
-          // Every window but the last, which the bounded scalar reader finishes.
-          EXPECT_GE(windows, payload.size() / 64 - 1) << payload.size() << " bytes";
+                                  cycle == &up_to_four    ? " up to four bytes"
+                                  : cycle == &kWithFive64 ? " up to five"
+                                                          : " with six"));
+        const uint64_t fours = probes::four_byte_windows;
+        const uint64_t fives =
+            BlockDecodeCounting(probes::five_byte_windows, format, strict, payload, values);
+        const uint64_t four_windows = probes::four_byte_windows - fours;
+        const bool lanes = GetParam().varint_lanes && windowed && !strict;
+        // Every window but the last, which the bounded scalar reader finishes.
+        const uint64_t windows = payload.size() / 64 - 1;
+        if (lanes && cycle == &up_to_four) {
+          EXPECT_GE(four_windows, windows) << payload.size() << " bytes";
+          EXPECT_EQ(fives, 0u);
+        } else if (lanes && cycle == &kWithFive64) {
+          EXPECT_EQ(four_windows, 0u);
+          EXPECT_GE(fives, windows) << payload.size() << " bytes";
         } else {
-          EXPECT_EQ(windows, 0u);
+          EXPECT_EQ(four_windows, 0u);
+          EXPECT_EQ(fives, 0u);
         }
       }
     }
@@ -224,8 +284,9 @@ TEST_P(KernelProbesTest, BlockDecoderTakesFourByteWindowsFor64BitFields) {
 // masked_vbyte_avx2's block decoder samples the first 64 bytes of a 32-bit payload of 256 bytes or
 // more: at most 14 varint ends there, none of a varint over five bytes (mostly five-byte varints),
 // take Masked VByte (no 8-byte steps); 15 ends, a ten-byte varint among 13 (a negative int32), or
-// a payload under 256 bytes, the step loop; 64-bit formats take the step loop either way. Each
-// payload repeats its 64 bytes' pattern past the sample, so the choice is the sample's alone.
+// a payload under 256 bytes, the step loop; a 64-bit field never takes Masked VByte (the step loop
+// here, a six-byte varint in every window keeping out the five-byte windows). Each payload repeats
+// its 64 bytes' pattern past the sample, so the choice is the sample's alone.
 TEST(MaskedVbyteAvx2BlockDecoderTest, PayloadsOfFiveByteVarintsTakeMaskedVByte) {
   if (!DetectedCpu().Has(PBACCEL_PROBED_MASKED_VBYTE_AVX2_FEATURES)) {
     GTEST_SKIP() << "this CPU cannot run masked_vbyte_avx2";
@@ -258,7 +319,10 @@ TEST(MaskedVbyteAvx2BlockDecoderTest, PayloadsOfFiveByteVarintsTakeMaskedVByte) 
        false},
       {"the first pattern, 256 bytes", twelve, {F::kUInt32}, true, 4},
       {"the first pattern, 192 bytes: too short to be sampled", twelve, {F::kUInt32}, false, 3},
-      {"the first pattern as uint64", twelve, {F::kUInt64}, false},
+      {"11 five-byte varints, a six-byte, a two- and a one-byte, as uint64",
+       fives_then(11, {128, int64_t{1} << 35, 1}),
+       {F::kUInt64},
+       false},
   };
   for (const auto& c : cases) {
     std::string payload;
@@ -335,6 +399,64 @@ TEST_P(KernelProbesTest, TinyDecodersTakeSixteenByteSteps) {
         // still decode it, through a buffer.
         EXPECT_EQ(StepsOf(expected, bounded, /*exact_room=*/true), expected_steps)
             << "decode_tiny_bounded, room for the values only";
+      }
+    }
+  }
+}
+
+// Short 64-bit payloads whose varints are all at most five bytes, with one of three to five bytes
+// among them (a way's refs: a five-byte node id, then one- and five-byte deltas): the kernels with
+// 32-bit lanes take them there in decode_tiny (up to 16 bytes) and, from 16 bytes to 64, in
+// decode_tiny_bounded (also with room for the values only); not payloads of one- and two-byte
+// varints (the 16-byte steps), nor ones holding a six-byte varint, nor 32-bit formats. The values
+// right either way.
+TEST_P(KernelProbesTest, ShortPayloadsOfUpToFiveByteVarintsTakeLanes) {
+  for (const auto* cycle : {&kWithFive64, &kRefsLike, &kWithSix64}) {
+    for (int count = 1; count <= 40; ++count) {
+      std::vector<uint64_t> values;
+      std::string payload = Payload(*cycle, count, &values);
+      const size_t n = payload.size();
+      const bool over_two_bytes = std::any_of(values.begin(), values.end(),
+                                              [](uint64_t v) { return v >= uint64_t{1} << 14; });
+      const bool over_five_bytes = std::any_of(values.begin(), values.end(),
+                                               [](uint64_t v) { return v >= uint64_t{1} << 35; });
+      for (const VarintFormat format : {VarintFormat::kUInt64, VarintFormat::kInt64,
+                                        VarintFormat::kSInt64, VarintFormat::kUInt32}) {
+        SCOPED_TRACE(
+            absl::StrCat(count, " values, ", n, " bytes, format ", static_cast<int>(format)));
+        const bool is64 = format != VarintFormat::kUInt32;
+        const bool lanes = GetParam().varint_lanes && is64 && over_two_bytes && !over_five_bytes;
+        const std::vector<uint64_t> want = Want(format, values);
+        // Counting's check in the format's output type.
+        const auto lane_payloads = [&](auto decode, bool exact_room) -> uint64_t {
+          if (is64) return Counting(probes::lane_payloads, want, decode, exact_room);
+          return Counting(probes::lane_payloads, std::vector<uint32_t>(want.begin(), want.end()),
+                          decode, exact_room);
+        };
+        if (n <= static_cast<size_t>(kTinyPayloadBytes)) {
+          payload.resize(n + kTinyReadableBytes, '\x80');  // Readable past the payload.
+          const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+          const auto tiny = [&](auto* out, int) {
+            return kernel().TinyDecoder(format)(p, p + n, out, kTinyPayloadBytes);
+          };
+          // A kernel without the lanes may decline (masked_vbyte's decode_tiny takes varints of up
+          // to four bytes): then there are no values to check.
+          std::vector<uint64_t> scratch(kTinyPayloadBytes);
+          if (GetParam().varint_lanes || tiny(scratch.data(), 0) != kTinyUnhandled) {
+            EXPECT_EQ(lane_payloads(tiny, false), lanes ? 1u : 0u) << "decode_tiny";
+          }
+          payload.resize(n);
+        }
+        if (n <= 64) {
+          const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+          const auto bounded = [&](auto* out, int room) {
+            return kernel().DecodeTinyBounded(format, p, p + n, out, static_cast<size_t>(room));
+          };
+          const uint64_t want_lanes = lanes && n >= 16 ? 1 : 0;
+          EXPECT_EQ(lane_payloads(bounded, false), want_lanes) << "decode_tiny_bounded";
+          EXPECT_EQ(lane_payloads(bounded, true), want_lanes)
+              << "decode_tiny_bounded, room for the values only";
+        }
       }
     }
   }

@@ -458,7 +458,7 @@ TEST_P(KernelTest, GuardPagesAtEveryLength) {
 }
 
 // Room to spare: long payloads of short varints (1,024 bytes and more of varints of at most one,
-// two or four bytes: avx512's mostly-short block path), ending at every distance from a block's
+// two, four or five bytes: avx512's mostly-short block path, the AVX2 kernels' windows), ending at every distance from a block's
 // end, decoded with 0-48 elements of room past their values and a sentinel tail past `cap`. The
 // values must be right and nothing at or past out[cap] written (kernel contract: elements of
 // out[count, cap) may be). avx512 stores whole groups of 16 where the room allows: some case must
@@ -468,7 +468,7 @@ TEST_P(KernelTest, SpareRoomIsUsedOnlyBelowCap) {
   constexpr size_t kSentinel = 64;
   bool wrote_past_values = false;
   for (size_t total = 1024; total <= 1024 + 320; total += 7) {
-    for (const int max_length : {1, 2, 4}) {
+    for (const int max_length : {1, 2, 4, 5}) {
       std::string payload;
       while (payload.size() < total) {
         int length = 1 + static_cast<int>(rng() % static_cast<uint64_t>(max_length));
@@ -510,9 +510,10 @@ TEST_P(KernelTest, SpareRoomIsUsedOnlyBelowCap) {
 }
 
 // Payloads of up to `max_bytes` (kTinyPayloadBytes, kBoundedTinyPayloadBytes) for the tiny
-// decoders: random varints of every length, cut anywhere, and one long varint among one-byte ones
-// at every position (more than eight varints with a long one among them: a vector decoder's
-// second group of eight 64-bit lanes; more than sixteen: its second group of sixteen 32-bit lanes).
+// decoders: random varints of up to ten, five, four or two bytes, cut anywhere, and one long varint
+// among one-byte ones at every position (more than eight varints with a long one among them: a
+// vector decoder's second group of eight 64-bit lanes; more than sixteen: its second group of
+// sixteen 32-bit lanes).
 std::vector<std::string> TinyPayloads(int max_bytes) {
   std::mt19937_64 rng(17);
   const int random_per_size = testing::IterationsToRun(300);
@@ -522,7 +523,7 @@ std::vector<std::string> TinyPayloads(int max_bytes) {
     // 300 random payloads per size (a share of them under PBACCEL_TEST_ITERATIONS_PERCENT: the
     // bounded tiny decoder's test takes minutes under qemu).
     for (int i = 0; i < random_per_size; ++i) {
-      const int max_length = i % 3 == 0 ? 10 : i % 3 == 1 ? 4 : 2;
+      const int max_length = i % 4 == 0 ? 10 : i % 4 == 1 ? 5 : i % 4 == 2 ? 4 : 2;
       std::string payload;
       while (payload.size() < static_cast<size_t>(n)) {
         const int length = 1 + static_cast<int>(rng() % static_cast<uint64_t>(max_length));

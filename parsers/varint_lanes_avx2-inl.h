@@ -1,0 +1,243 @@
+// Copyright 2026 The pbaccel Authors.
+//
+// varint_lanes_avx2-inl.h: 64-bit fields' varints of at most four or five bytes (values below 2^28
+// or 2^35: OpenStreetMap's coordinate and id deltas, a way's refs, whose first value is a whole
+// node id) decoded in 32-bit lanes eight bytes at a time, instead of by 8-byte steps
+// (step8_avx2-inl.h), which cut each value out of the step's packed bits with two variable shifts
+// in 64-bit lanes and carry a varint from step to step. Two ways in: 64-bit windows between the
+// block decoders' runs of one- and two-byte windows (step_loop_avx2-inl.h's ShortVarintRuns), and
+// whole short payloads (short_payloads_avx2-inl.h's decode_tiny and decode_tiny_bounded).
+//
+// One step (eight bytes that may begin a varint, given in a 16-byte vector whose first byte is the
+// step's first): every byte's 32-bit lane is computed as if a varint began at that byte. A pshufb
+// puts the byte and the three after it in the lane, lowest first; the first of them that does not
+// continue ends the varint (the lowest set bit of the lane's "does not continue" bits, x ^ (x - 1)
+// below it, is the mask of the varint's bytes); two multiply-adds join the 7-bit groups. For
+// five-byte varints a second pshufb gives each lane the fifth byte, kept where all four continue:
+// its low four bits go to the lane's top, its three high ones (bits 32-34) to a second lane. A
+// vpermd by a table indexed by the step's eight bits of varint starts gathers the lanes of the
+// bytes that begin a varint to the front; the values are widened to 64 bits by unpacking them with
+// their high halves (the sign, for zigzag formats below 2^28), which is why the table puts them in
+// the order {0, 1, 4, 5, 2, 3, 6, 7}. Eight slots are stored from the step's first value. Nothing
+// branches on the values.
+//
+// Bounds: a lane reads only bytes up to its varint's last one, so bytes past a payload or window
+// (zeros or anything) change only lanes that no start selects. A window reads exactly its 64
+// bytes, a bounded payload exactly its n; both write out[0, count + 8): step k begins at a slot of
+// at most 8k, since every byte begins at most one varint.
+//
+// REQUIRES: included inside an anonymous namespace within pbaccel::internal, in a kernel's .cc
+// compiled with -mavx2 and -mpopcnt, after parsers/kernel_probes.h (tests count the windows and
+// payloads with it) and parsers/varint_format-inl.h (which brings tiny_payload-inl.h). No include
+// guard; includes nothing (varint_format-inl.h says why).
+
+// Whether no varint of a run whose continuation bits are `more` (bit i: byte i) is longer than
+// four bytes: no four continuation bytes in a row. A varint still open at a window's end is checked
+// by the next window, which begins with it.
+inline bool AllVarintsUpToFourBytes(uint64_t more) {
+  const uint64_t two_in_a_row = more & (more >> 1);
+  return (two_in_a_row & (two_in_a_row >> 2)) == 0;
+}
+
+// The same for five bytes: no five continuation bytes in a row.
+inline bool AllVarintsUpToFiveBytes(uint64_t more) {
+  const uint64_t two_in_a_row = more & (more >> 1);
+  return (two_in_a_row & (two_in_a_row >> 2) & (more >> 4)) == 0;
+}
+
+// For each 8-bit mask of the bytes beginning a varint in a step: the vpermd indices that gather
+// those bytes' lanes, in order, to the slots {0, 1, 4, 5, 2, 3, 6, 7} (unpacking the low and high
+// halves of each 128-bit lane then gives values 0-3 and 4-7 in order). Unused slots take lane 0.
+// Bytes, widened when loaded (vpmovzxbd): 2 KB a kernel instead of 8, as fast in whole reads.
+struct alignas(8) StartLaneGather {
+  uint8_t lane[8];
+};
+
+struct StartLaneGathers {
+  StartLaneGather starts[256];
+};
+
+constexpr StartLaneGathers MakeStartLaneGathers() {
+  constexpr int kSlotOfValue[8] = {0, 1, 4, 5, 2, 3, 6, 7};
+  StartLaneGathers t{};
+  for (int starts = 0; starts < 256; ++starts) {
+    int value = 0;
+    for (int byte = 0; byte < 8; ++byte) {
+      if (((starts >> byte) & 1) != 0) {
+        t.starts[starts].lane[kSlotOfValue[value++]] = static_cast<uint8_t>(byte);
+      }
+    }
+  }
+  return t;
+}
+
+alignas(64) constexpr StartLaneGathers kStartLaneGathers = MakeStartLaneGathers();
+
+// pshufb controls that move a 16-byte vector down by d bytes (0 <= d <= 16), zeros above:
+// the 16 bytes at kSlideDown + d.
+alignas(64) constexpr uint8_t kSlideDown[32] = {
+    0,    1,    2,    3,    4,    5,    6,    7,    8,    9,    10,   11,   12,   13,   14,   15,
+    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
+
+// The formats decoded in these lanes: 64-bit values, no running sum.
+template <VarintFormat F>
+inline constexpr bool kLaneFormat = sizeof(typename FormatTraits<F>::Out) == 8 &&
+                                    !FormatTraits<F>::kDelta;
+
+template <VarintFormat F, int kMaxBytes>
+struct VarintLanes {
+  using Out = typename FormatTraits<F>::Out;
+  static_assert(kLaneFormat<F>, "64-bit formats, no running sum");
+  static_assert(kMaxBytes == 4 || kMaxBytes == 5, "four or five bytes in a 32-bit lane");
+
+  // Whether every varint of a run whose continuation bits are `more` is at most kMaxBytes long.
+  static bool Takes(uint64_t more) {
+    return kMaxBytes == 4 ? AllVarintsUpToFourBytes(more) : AllVarintsUpToFiveBytes(more);
+  }
+
+  // The values ending in the 64-byte window at *p, whose continuation bits are `more`, into
+  // out[*n, *n + count); advances *n by count and *p past the last of them (to the varint left open
+  // in the window's last bytes, which the next window begins with). REQUIRES: a varint begins at
+  // *p; Takes(more); 64 slots at out + *n (up to eight past the count are overwritten).
+  __attribute__((always_inline)) static void Window(const uint8_t** p, uint64_t more, Out* out,
+                                                    size_t* n) {
+    if constexpr (kMaxBytes == 4) {
+      PBACCEL_KERNEL_PROBE(four_byte_windows);
+    } else {
+      PBACCEL_KERNEL_PROBE(five_byte_windows);
+    }
+    const int open_bytes = __builtin_clzll(~more);
+    const uint64_t starts = ((~more << 1) | 1) & (~uint64_t{0} >> open_bytes);
+    const uint8_t* const window = *p;
+    Out* const to = out + *n;
+    size_t count = 0;
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) {
+      // The step's bytes and the eight after them; the last step's are bytes 56 to 63, zeros above.
+      const __m128i bytes =
+          k < 7 ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(window + 8 * k))
+                : _mm_srli_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(window + 48)), 8);
+      const unsigned step_starts = static_cast<unsigned>(starts >> (8 * k)) & 0xFFu;
+      Step(bytes, step_starts, to + count);
+      count += static_cast<size_t>(__builtin_popcount(step_starts));
+    }
+    *n += count;
+    *p += 64 - open_bytes;
+  }
+
+  // The whole payload p[0, n), 16 <= n <= 64, whose continuation bits are `more` (its last byte
+  // ending a varint), into out[0, count), reading only its bytes: a loop of one step per 8 bytes,
+  // each loading 16 (the last two steps' loads end at the payload's end), not unrolled (as fast,
+  // a third of the text: docs/kernels.md). REQUIRES: Takes(more); room for count + 8 values at
+  // `out`.
+  __attribute__((always_inline)) static void Payload(const uint8_t* p, int n, uint64_t more,
+                                                     Out* out) {
+    PBACCEL_KERNEL_PROBE(lane_payloads);
+    const uint64_t starts = ((~more << 1) | 1) & PayloadBytes(n);
+    Steps((n + 7) / 8, starts, Loads(p, n), out);
+  }
+
+  // The payload p[0, n), 1 <= n <= 16, with kTinyReadableBytes readable from p: two steps of
+  // 16-byte loads. REQUIRES: as Payload's.
+  __attribute__((always_inline)) static void Tiny(const uint8_t* p, int n, uint64_t more,
+                                                  Out* out) {
+    PBACCEL_KERNEL_PROBE(lane_payloads);
+    const uint64_t starts = ((~more << 1) | 1) & PayloadBytes(n);
+    Steps(
+        2, starts,
+        [p](int k) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 8 * k)); }, out);
+  }
+
+  // Step k's 16 bytes of the payload p[0, n), 16 <= n <= 64, reading only the payload: from byte
+  // 8k, or, for a step within 16 bytes of the end, the payload's last 16 bytes moved down to it
+  // (zeros past the end).
+  static auto Loads(const uint8_t* p, int n) {
+    return [p, n](int k) {
+      const int at = 8 * k < n - 16 ? 8 * k : n - 16;
+      const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + at));
+      const int down = 8 * k - at < 16 ? 8 * k - at : 16;
+      return _mm_shuffle_epi8(bytes,
+                              _mm_loadu_si128(reinterpret_cast<const __m128i*>(kSlideDown + down)));
+    };
+  }
+
+  // `steps` steps from out[0], step k's bytes given by bytes_of(k), its starts by bits 8k to 8k+7
+  // of `starts`; unrolled where `steps` is a constant.
+  template <class BytesOf>
+  __attribute__((always_inline)) static void Steps(int steps, uint64_t starts, BytesOf bytes_of,
+                                                   Out* out) {
+    size_t count = 0;
+    for (int k = 0; k < steps; ++k) {
+      const unsigned step_starts = static_cast<unsigned>(starts >> (8 * k)) & 0xFFu;
+      Step(bytes_of(k), step_starts, out + count);
+      count += static_cast<size_t>(__builtin_popcount(step_starts));
+    }
+  }
+
+  // One step: the varints beginning at the bytes of `bytes`[0, 8) that `step_starts` marks (each
+  // ending within `bytes`), in order, into out[0, 8).
+  __attribute__((always_inline)) static void Step(__m128i bytes, unsigned step_starts, Out* out) {
+    const __m256i lanes = _mm256_broadcastsi128_si256(bytes);
+    __m256i low, high;
+    Lanes(lanes, &low, &high);
+    const __m256i gather = _mm256_cvtepu8_epi32(_mm_loadl_epi64(
+        reinterpret_cast<const __m128i*>(kStartLaneGathers.starts[step_starts].lane)));
+    low = _mm256_permutevar8x32_epi32(low, gather);
+    if constexpr (kMaxBytes == 5) high = _mm256_permutevar8x32_epi32(high, gather);
+    Store(low, high, out);
+  }
+
+  // Each lane's value if a varint begins at its lowest byte (of `lanes`, the step's 16 bytes in
+  // both halves): its bytes up to the first that does not continue, their 7-bit groups joined (the
+  // lowest byte lowest); bits 0-31 in *low, bits 32-34 in *high (five-byte varints only).
+  __attribute__((always_inline)) static void Lanes(__m256i bytes, __m256i* low, __m256i* high) {
+    const __m256i lanes = _mm256_shuffle_epi8(
+        bytes, _mm256_setr_epi8(0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3, 4, 5, 6,  //
+                                4, 5, 6, 7, 5, 6, 7, 8, 6, 7, 8, 9, 7, 8, 9, 10));
+    // Bits 7, 15, 23, 31: set where the byte does not continue; the lowest one ends the varint.
+    const __m256i stops =
+        _mm256_andnot_si256(lanes, _mm256_set1_epi32(static_cast<int>(0x80808080u)));
+    // Every bit up to the lowest stop: x ^ (x - 1).
+    const __m256i own = _mm256_xor_si256(stops, _mm256_add_epi32(stops, _mm256_set1_epi32(-1)));
+    const __m256i groups =
+        _mm256_and_si256(_mm256_and_si256(lanes, own), _mm256_set1_epi32(0x7F7F7F7F));
+    // (byte 1 << 7 | byte 0) and (byte 3 << 7 | byte 2) (the weights unsigned, 1 and 128), then
+    // the second << 14 | the first.
+    const __m256i pairs =
+        _mm256_maddubs_epi16(_mm256_set1_epi16(static_cast<short>(0x8001)), groups);
+    *low = _mm256_madd_epi16(pairs, _mm256_set1_epi32(0x40000001));
+    if constexpr (kMaxBytes == 5) {
+      constexpr char z = static_cast<char>(0x80);
+      // The fifth byte (< 0x80: Takes() said it ends the varint), where all four continue.
+      const __m256i fifth = _mm256_and_si256(
+          _mm256_shuffle_epi8(
+              bytes, _mm256_setr_epi8(4, z, z, z, 5, z, z, z, 6, z, z, z, 7, z, z, z, 8, z, z, z, 9,
+                                      z, z, z, 10, z, z, z, 11, z, z, z)),
+          _mm256_cmpeq_epi32(stops, _mm256_setzero_si256()));
+      *low = _mm256_or_si256(*low, _mm256_slli_epi32(fifth, 28));
+      *high = _mm256_srli_epi32(fifth, 4);
+    } else {
+      *high = _mm256_setzero_si256();
+    }
+  }
+
+  // Eight gathered values (in kStartLaneGathers' slot order; bits 32-34 in `high`) into out[0, 8).
+  __attribute__((always_inline)) static void Store(__m256i low, __m256i high, Out* out) {
+    if constexpr (F == VarintFormat::kSInt64) {
+      // Zigzag: the value shifted down one, its bits flipped where its low bit is set.
+      const __m256i sign =
+          _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_and_si256(low, _mm256_set1_epi32(1)));
+      if constexpr (kMaxBytes == 5) {
+        low = _mm256_or_si256(_mm256_srli_epi32(low, 1), _mm256_slli_epi32(high, 31));
+        high = _mm256_xor_si256(_mm256_srli_epi32(high, 1), sign);
+      } else {
+        low = _mm256_srli_epi32(low, 1);  // Below 2^28: the high half is the sign.
+        high = sign;
+      }
+      low = _mm256_xor_si256(low, sign);
+    }
+    // int64 and uint64 below 2^35 are not negative: `high` is their high half as it is.
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_unpacklo_epi32(low, high));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 4), _mm256_unpackhi_epi32(low, high));
+  }
+};
