@@ -458,11 +458,12 @@ TEST_P(KernelTest, GuardPagesAtEveryLength) {
 }
 
 // Room to spare: long payloads of short varints (1,024 bytes and more of varints of at most one,
-// two, four or five bytes: avx512's mostly-short block path, the AVX2 kernels' windows), ending at every distance from a block's
-// end, decoded with 0-48 elements of room past their values and a sentinel tail past `cap`. The
-// values must be right and nothing at or past out[cap] written (kernel contract: elements of
-// out[count, cap) may be). avx512 stores whole groups of 16 where the room allows: some case must
-// show it (a write past the values), so the test fails if that path stops running.
+// two, four or five bytes: avx512's mostly-short block path, the AVX2 kernels' windows), ending at
+// every distance from a block's end, decoded with 0-48 elements of room past their values and a
+// sentinel tail past `cap`. The values must be right and nothing at or past out[cap] written
+// (kernel contract: elements of out[count, cap) may be). avx512 stores whole groups of 16 where the
+// room allows: some case must show it (a write past the values), so the test fails if that path
+// stops running.
 TEST_P(KernelTest, SpareRoomIsUsedOnlyBelowCap) {
   std::mt19937_64 rng(23);
   constexpr size_t kSentinel = 64;
