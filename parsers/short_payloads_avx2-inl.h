@@ -32,10 +32,7 @@ struct WholeStepTinyPayloads {
         return static_cast<int>(steps.count);
       }
       if constexpr (kLaneFormat<F>) {
-        if (VarintLanes<F, 5>::Takes(more)) {
-          VarintLanes<F, 5>::Tiny(p, n, more, out);
-          return VarintsEndingIn(more, n);
-        }
+        if (VarintLanes<F, 5>::Takes(more)) return VarintLanes<F, 5>::Tiny(p, n, more, out);
       }
       if (HasVarintLongerThan<10>(more)) return kTinyUnhandled;
       WholeSteps<F, Bits> steps{out};

@@ -130,7 +130,7 @@ struct StepLoop {
           continue;
         }
         if (!AllVarintsUpToTwoBytes(more)) {
-          if constexpr (sizeof(Out) == 8) {
+          if constexpr (kLaneFormat<F>) {
             if (VarintLanes<F, 4>::Takes(more)) {
               VarintLanes<F, 4>::Window(p, more, out, n);
               continue;

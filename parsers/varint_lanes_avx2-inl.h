@@ -31,20 +31,6 @@
 // payloads with it) and parsers/varint_format-inl.h (which brings tiny_payload-inl.h). No include
 // guard; includes nothing (varint_format-inl.h says why).
 
-// Whether no varint of a run whose continuation bits are `more` (bit i: byte i) is longer than
-// four bytes: no four continuation bytes in a row. A varint still open at a window's end is checked
-// by the next window, which begins with it.
-inline bool AllVarintsUpToFourBytes(uint64_t more) {
-  const uint64_t two_in_a_row = more & (more >> 1);
-  return (two_in_a_row & (two_in_a_row >> 2)) == 0;
-}
-
-// The same for five bytes: no five continuation bytes in a row.
-inline bool AllVarintsUpToFiveBytes(uint64_t more) {
-  const uint64_t two_in_a_row = more & (more >> 1);
-  return (two_in_a_row & (two_in_a_row >> 2) & (more >> 4)) == 0;
-}
-
 // For each 8-bit mask of the bytes beginning a varint in a step: the vpermd indices that gather
 // those bytes' lanes, in order, to the slots {0, 1, 4, 5, 2, 3, 6, 7} (unpacking the low and high
 // halves of each 128-bit lane then gives values 0-3 and 4-7 in order). Unused slots take lane 0.
@@ -73,11 +59,23 @@ constexpr StartLaneGathers MakeStartLaneGathers() {
 
 alignas(64) constexpr StartLaneGathers kStartLaneGathers = MakeStartLaneGathers();
 
-// pshufb controls that move a 16-byte vector down by d bytes (0 <= d <= 16), zeros above:
-// the 16 bytes at kSlideDown + d.
-alignas(64) constexpr uint8_t kSlideDown[32] = {
-    0,    1,    2,    3,    4,    5,    6,    7,    8,    9,    10,   11,   12,   13,   14,   15,
-    0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
+// pshufb controls that move a 16-byte vector down by d bytes (0 <= d < 16), zeros above: the 16
+// bytes at kSlideDown.control + d (0, 1, ..., 15, then 0x80: a zero byte).
+struct SlideDownControls {
+  uint8_t control[32];
+};
+
+constexpr SlideDownControls MakeSlideDownControls() {
+  SlideDownControls t{};
+  for (int i = 0; i < 32; ++i) t.control[i] = static_cast<uint8_t>(i < 16 ? i : 0x80);
+  return t;
+}
+
+alignas(64) constexpr SlideDownControls kSlideDown = MakeSlideDownControls();
+
+// Bit i: a varint begins at byte i of a run of n bytes (1 <= n <= 64) whose continuation bits are
+// `more` and whose last byte ends a varint.
+inline uint64_t VarintStarts(uint64_t more, int n) { return ((~more << 1) | 1) & PayloadBytes(n); }
 
 // The formats decoded in these lanes: 64-bit values, no running sum.
 template <VarintFormat F>
@@ -90,10 +88,9 @@ struct VarintLanes {
   static_assert(kLaneFormat<F>, "64-bit formats, no running sum");
   static_assert(kMaxBytes == 4 || kMaxBytes == 5, "four or five bytes in a 32-bit lane");
 
-  // Whether every varint of a run whose continuation bits are `more` is at most kMaxBytes long.
-  static bool Takes(uint64_t more) {
-    return kMaxBytes == 4 ? AllVarintsUpToFourBytes(more) : AllVarintsUpToFiveBytes(more);
-  }
+  // Whether every varint of a run whose continuation bits are `more` is at most kMaxBytes long (a
+  // varint still open at a window's end is checked by the next window, which begins with it).
+  static bool Takes(uint64_t more) { return !HasVarintLongerThan<kMaxBytes>(more); }
 
   // The values ending in the 64-byte window at *p, whose continuation bits are `more`, into
   // out[*n, *n + count); advances *n by count and *p past the last of them (to the varint left open
@@ -133,45 +130,43 @@ struct VarintLanes {
   __attribute__((always_inline)) static void Payload(const uint8_t* p, int n, uint64_t more,
                                                      Out* out) {
     PBACCEL_KERNEL_PROBE(lane_payloads);
-    const uint64_t starts = ((~more << 1) | 1) & PayloadBytes(n);
-    Steps((n + 7) / 8, starts, Loads(p, n), out);
+    Steps((n + 7) / 8, VarintStarts(more, n), Loads(p, n), out);
   }
 
   // The payload p[0, n), 1 <= n <= 16, with kTinyReadableBytes readable from p: two steps of
-  // 16-byte loads. REQUIRES: as Payload's.
-  __attribute__((always_inline)) static void Tiny(const uint8_t* p, int n, uint64_t more,
-                                                  Out* out) {
+  // 16-byte loads. Returns the values' count. REQUIRES: as Payload's.
+  __attribute__((always_inline)) static int Tiny(const uint8_t* p, int n, uint64_t more, Out* out) {
     PBACCEL_KERNEL_PROBE(lane_payloads);
-    const uint64_t starts = ((~more << 1) | 1) & PayloadBytes(n);
-    Steps(
-        2, starts,
-        [p](int k) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 8 * k)); }, out);
+    return static_cast<int>(Steps(
+        2, VarintStarts(more, n),
+        [p](int k) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 8 * k)); }, out));
   }
 
-  // Step k's 16 bytes of the payload p[0, n), 16 <= n <= 64, reading only the payload: from byte
-  // 8k, or, for a step within 16 bytes of the end, the payload's last 16 bytes moved down to it
-  // (zeros past the end).
+  // Step k's 16 bytes (8k < n) of the payload p[0, n), 16 <= n <= 64, reading only the payload:
+  // from byte 8k, or, for a step within 16 bytes of the end, the payload's last 16 bytes moved down
+  // to it (by 8k - (n - 16) < 16 bytes; zeros past the end).
   static auto Loads(const uint8_t* p, int n) {
     return [p, n](int k) {
       const int at = 8 * k < n - 16 ? 8 * k : n - 16;
       const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + at));
-      const int down = 8 * k - at < 16 ? 8 * k - at : 16;
-      return _mm_shuffle_epi8(bytes,
-                              _mm_loadu_si128(reinterpret_cast<const __m128i*>(kSlideDown + down)));
+      return _mm_shuffle_epi8(
+          bytes,
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(kSlideDown.control + (8 * k - at))));
     };
   }
 
   // `steps` steps from out[0], step k's bytes given by bytes_of(k), its starts by bits 8k to 8k+7
-  // of `starts`; unrolled where `steps` is a constant.
+  // of `starts`; unrolled where `steps` is a constant. Returns the values stored.
   template <class BytesOf>
-  __attribute__((always_inline)) static void Steps(int steps, uint64_t starts, BytesOf bytes_of,
-                                                   Out* out) {
+  __attribute__((always_inline)) static size_t Steps(int steps, uint64_t starts, BytesOf bytes_of,
+                                                     Out* out) {
     size_t count = 0;
     for (int k = 0; k < steps; ++k) {
       const unsigned step_starts = static_cast<unsigned>(starts >> (8 * k)) & 0xFFu;
       Step(bytes_of(k), step_starts, out + count);
       count += static_cast<size_t>(__builtin_popcount(step_starts));
     }
+    return count;
   }
 
   // One step: the varints beginning at the bytes of `bytes`[0, 8) that `step_starts` marks (each

@@ -88,19 +88,24 @@ const std::vector<uint32_t> kShort = {9, 4096, 17, 130, 1, 16383, 77};
 const std::vector<uint32_t> kWithLong = {9, 4096, 17, 70000, 1, 16383, 77};
 const std::vector<uint32_t> kUpToFour = {9, 4096, 17, 70000, 1, 268435455, 16383, 77};
 const std::vector<uint32_t> kWithFive = {9, 4096, 17, 70000, 1, 16383, 77, 300000000};
-// 64-bit values: the above (one- to five-byte varints); like a way's refs (a five-byte node id,
+// 64-bit values: the last two above; like a way's refs (a five-byte node id,
 // then one- and five-byte deltas); with a six-byte varint among one- to five-byte ones (17 bytes a
 // cycle: one in every 64-byte window).
-const std::vector<uint64_t> kWithFive64 = {9, 4096, 17, 70000, 1, 16383, 77, 300000000};
+const std::vector<uint64_t> kUpToFour64(kUpToFour.begin(), kUpToFour.end());
+const std::vector<uint64_t> kWithFive64(kWithFive.begin(), kWithFive.end());
 const std::vector<uint64_t> kRefsLike = {uint64_t{1} << 34 | 12345, 2, 1, 6000000000, 4, 1};
 const std::vector<uint64_t> kWithSix64 = {9, 4096, 17, 70000, uint64_t{1} << 35, 1, 16383, 77};
+
+// Whether a format's values are stored as 64-bit words (its running sums too).
+bool Stores64Bits(VarintFormat format) {
+  return Is64BitFormat(format) || format == VarintFormat::kDeltaUInt64;
+}
 
 // The values a decode in `format` gives for the varints of `values`, as 64-bit words: zigzag
 // decoded (sint32 from the value's low 32 bits, as upstream), summed (kDeltaUInt64), cut to 32
 // bits.
 std::vector<uint64_t> Want(VarintFormat format, const std::vector<uint64_t>& values) {
-  const bool is64 = format == VarintFormat::kUInt64 || format == VarintFormat::kInt64 ||
-                    format == VarintFormat::kSInt64 || format == VarintFormat::kDeltaUInt64;
+  const bool is64 = Stores64Bits(format);
   std::vector<uint64_t> want;
   uint64_t sum = 0;
   for (const uint64_t v : values) {
@@ -168,8 +173,7 @@ class KernelProbesTest : public ::testing::TestWithParam<Probed> {
     EXPECT_EQ(r.status, DecodeStatus::kOk);
     EXPECT_EQ(r.count, values.size());
     if (r.status != DecodeStatus::kOk || r.count != values.size()) return moved;
-    const bool is64 = format == VarintFormat::kUInt64 || format == VarintFormat::kInt64 ||
-                      format == VarintFormat::kSInt64 || format == VarintFormat::kDeltaUInt64;
+    const bool is64 = Stores64Bits(format);
     const std::vector<uint64_t> want =
         Want(format, std::vector<uint64_t>(values.begin(), values.end()));
     for (size_t i = 0; i < values.size(); ++i) {
@@ -215,7 +219,7 @@ TEST_P(KernelProbesTest, BlockDecoderTakesTheStepLoopWhereItShould) {
   const std::string payload64 = Payload(kWithSix64, 1000, &values64);
   for (const VarintFormat format : {VarintFormat::kUInt32, VarintFormat::kInt32,
                                     VarintFormat::kUInt64, VarintFormat::kSInt64}) {
-    const bool is64 = format == VarintFormat::kUInt64 || format == VarintFormat::kSInt64;
+    const bool is64 = Is64BitFormat(format);
     SCOPED_TRACE(absl::StrCat("format ", static_cast<int>(format)));
     const std::string& payload = is64 ? payload64 : payload32;
     const uint64_t steps =
@@ -239,23 +243,21 @@ TEST_P(KernelProbesTest, BlockDecoderTakesTheStepLoopWhereItShould) {
 // running sum; none in strict mode, for 32-bit formats, or for the third; the values right either
 // way.
 TEST_P(KernelProbesTest, BlockDecoderTakesFourAndFiveByteWindowsFor64BitFields) {
-  const std::vector<uint64_t> up_to_four(kUpToFour.begin(), kUpToFour.end());
-  for (const auto* cycle : {&up_to_four, &kWithFive64, &kWithSix64}) {
+  for (const auto* cycle : {&kUpToFour64, &kWithFive64, &kWithSix64}) {
     std::vector<uint64_t> values;
     const std::string payload = Payload(*cycle, 1000, &values);
     for (const VarintFormat format :
          {VarintFormat::kUInt64, VarintFormat::kInt64, VarintFormat::kSInt64,
           VarintFormat::kDeltaUInt64, VarintFormat::kUInt32, VarintFormat::kSInt32}) {
       // The 64-bit formats without a running sum.
-      const bool windowed = format == VarintFormat::kUInt64 || format == VarintFormat::kInt64 ||
-                            format == VarintFormat::kSInt64;
+      const bool windowed = Is64BitFormat(format);
       const bool is32 = format == VarintFormat::kUInt32 || format == VarintFormat::kSInt32;
       for (const bool strict : {false, true}) {
         if (is32 && strict && cycle == &kWithSix64)
           continue;  // Values a strict 32-bit field
                      // rejects.
         SCOPED_TRACE(absl::StrCat("format ", static_cast<int>(format), " strict ", strict,
-                                  cycle == &up_to_four    ? " up to four bytes"
+                                  cycle == &kUpToFour64   ? " up to four bytes"
                                   : cycle == &kWithFive64 ? " up to five"
                                                           : " with six"));
         const uint64_t fours = probes::four_byte_windows;
@@ -265,7 +267,7 @@ TEST_P(KernelProbesTest, BlockDecoderTakesFourAndFiveByteWindowsFor64BitFields) 
         const bool lanes = GetParam().varint_lanes && windowed && !strict;
         // Every window but the last, which the bounded scalar reader finishes.
         const uint64_t windows = payload.size() / 64 - 1;
-        if (lanes && cycle == &up_to_four) {
+        if (lanes && cycle == &kUpToFour64) {
           EXPECT_GE(four_windows, windows) << payload.size() << " bytes";
           EXPECT_EQ(fives, 0u);
         } else if (lanes && cycle == &kWithFive64) {
@@ -424,7 +426,7 @@ TEST_P(KernelProbesTest, ShortPayloadsOfUpToFiveByteVarintsTakeLanes) {
                                         VarintFormat::kSInt64, VarintFormat::kUInt32}) {
         SCOPED_TRACE(
             absl::StrCat(count, " values, ", n, " bytes, format ", static_cast<int>(format)));
-        const bool is64 = format != VarintFormat::kUInt32;
+        const bool is64 = Is64BitFormat(format);
         const bool lanes = GetParam().varint_lanes && is64 && over_two_bytes && !over_five_bytes;
         const std::vector<uint64_t> want = Want(format, values);
         // Counting's check in the format's output type.
