@@ -94,8 +94,13 @@ def file_addresses(mappings, addresses):
 
 
 def short_name(name):
+    """A function's name without its parameters; a generated parser (one MergeFields overload per
+    message type) keeps the type it parses: "MergeFields(vector_tile::Tile_Feature)"."""
     name = name.replace("(anonymous namespace)::", "")
     name = re.sub(r"pbaccel::(internal|gen)::", "", name)
+    parsed = re.match(r"MergeFields\(char const\*, char const\*, ([\w:]+)\*", name)
+    if parsed:
+        return f"MergeFields({parsed.group(1)})"
     return re.sub(r"\((char|unsigned char) const\*.*", "", name)[:140]
 
 
