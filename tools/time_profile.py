@@ -10,8 +10,9 @@ CPU, so it sees cache misses, store-forwarding stalls and AVX-512 code. For one 
     python3 tools/time_profile.py --annotate=ParsePackedUInt32 -- <the same command>
 
 Options: --top=N functions (30), --period-ns=P between samples (50000), --annotate=TEXT (the
-instructions of the busiest function of the main program whose name holds TEXT, with their share of
-all samples, where it is at least --min-percent, 0.2; the command's first word must be that
+instructions of the busiest function of the main program whose name, or row in the table, holds
+TEXT, with their share of all samples, where it is at least --min-percent, 0.2; the command's first
+word must be that
 program: set environment variables before time_profile.py, not through `env`). The sampler is compiled once with `cc` into
 ~/.cache/pbaccel/time_profile/ (or $PBACCEL_CACHE_DIR). Symbols come from `nm`, instructions from
 `objdump`; inlined code counts as the function it was inlined into.
@@ -123,7 +124,8 @@ def report(samples, top):
 
 def annotate(samples, program, text, min_percent):
     table = Symbols(program)
-    matches = [i for i, n in enumerate(table.names) if text in n]
+    # TEXT from the full name, or from a row of the table (its short name).
+    matches = [i for i, n in enumerate(table.names) if text in n or text in short_name(n)]
     if not matches:
         sys.exit(f"time_profile: no function of {program} names {text!r}")
     is_program = {p: os.path.realpath(p) == program for p in {p for p, _ in samples} if p}
