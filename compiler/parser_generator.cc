@@ -425,8 +425,11 @@ class MessageWriter {
         // A singular string_type = VIEW field has no mutable_x(): set_x(string_view) instead.
         // (A repeated one still has mutable_x(), a RepeatedPtrField<std::string>.)
         const bool set_view = storage == StringStorage::kView && !f->is_repeated();
-        vars["assign"] = Reusable(f) ? "reused.Next<" + std::to_string(ReusedIndex(f)) +
-                                           ">(msg->mutable_" + cpp::FieldName(f) + "())->assign("
+        // A reused element keeps the earlier parse's value, which AssignString overwrites in place
+        // where the new value has its length.
+        vars["assign"] = Reusable(f)
+                             ? "AssignString(reused.Next<" + std::to_string(ReusedIndex(f)) +
+                                   ">(msg->mutable_" + cpp::FieldName(f) + "()), "
                          : f->is_repeated() ? "msg->add_" + cpp::FieldName(f) + "()->assign("
                          : set_view ? "msg->set_" + cpp::FieldName(f) + "(absl::string_view("
                                     : "msg->mutable_" + cpp::FieldName(f) + "()->assign(";

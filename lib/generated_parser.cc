@@ -212,6 +212,7 @@ PBACCEL_THREAD_COUNTER(PredictedTagsForTesting)
 PBACCEL_THREAD_COUNTER(SlowVarintsForTesting)
 PBACCEL_THREAD_COUNTER(PlainClearsForTesting)
 PBACCEL_THREAD_COUNTER(ReusedElementsForTesting)
+PBACCEL_THREAD_COUNTER(StringsOverwrittenForTesting)
 #undef PBACCEL_THREAD_COUNTER
 
 bool ValidUtf8Slow(const char* p, const char* end) {

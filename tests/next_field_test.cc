@@ -18,12 +18,16 @@
 // Reused elements: a parse in place of old contents that sets a field aside hands its old elements
 // back one by one (gen::ReusedElementsForTesting counts them).
 //
+// Strings in place: a reused string element given a value of its old length is overwritten where it
+// is (gen::AssignString; gen::StringsOverwrittenForTesting counts them), any other length assigned.
+//
 // Every entry point reaches the generated parser: a fragmented Cord and a ZeroCopyInputStream take
 // the same predicted jumps as a flat buffer (so the generated code ran, not the reflection walk).
 //
 // Every input parses as upstream does, under every kernel.
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/cord.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
@@ -199,6 +203,37 @@ TEST_P(NextFieldTest, OldElementsAreReused) {
   ASSERT_TRUE(MergeMessage(six_points, &msg).ok());  // A merge appends.
   EXPECT_EQ(gen::ReusedElementsForTesting(), 0u);
   EXPECT_EQ(msg.points_size(), 9);
+}
+
+TEST_P(NextFieldTest, StringsOfTheOldLengthAreOverwrittenInPlace) {
+  // A label of each length AssignString copies its own way (1-3, 4-7, 8-16 bytes, more), more of
+  // them than kClearedInPlaceElements, so that a parse in place keeps the old values to reuse.
+  const std::vector<size_t> lengths = {1, 3, 4, 7, 8, 16, 17, 40};
+  const auto with_labels = [&lengths](char first, size_t extra) {
+    Shape s = MakeShape();
+    for (size_t i = 0; i < lengths.size(); ++i) {
+      std::string label;
+      for (size_t j = 0; j < lengths[i] + extra; ++j) {
+        label += static_cast<char>(first + (i + j) % 26);
+      }
+      s.add_labels(label);
+    }
+    return s.SerializeAsString();
+  };
+  const std::string lower = with_labels('a', 0);
+  const std::string upper = with_labels('A', 0);
+  const std::string longer = with_labels('a', 1);
+  ASSERT_GT(lengths.size(), static_cast<size_t>(gen::kClearedInPlaceElements));
+  Shape msg;
+  const auto overwritten = [&msg](const std::string& bytes) {
+    return ParseCounting(bytes, gen::StringsOverwrittenForTesting(), &msg);
+  };
+  EXPECT_EQ(overwritten(lower), 0u);   // Nothing old.
+  EXPECT_EQ(overwritten(upper), 8u);   // Each label its old one's length: new bytes in place.
+  EXPECT_EQ(overwritten(longer), 0u);  // Each one byte longer: assigned.
+  EXPECT_EQ(overwritten(lower), 0u);   // Each one byte shorter: assigned.
+  EXPECT_EQ(overwritten(upper), 8u);
+  EXPECT_EQ(msg.labels(7), std::string(upper.end() - 40, upper.end()));
 }
 
 TEST_P(NextFieldTest, CordAndStreamReachTheGeneratedParser) {

@@ -34,6 +34,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -48,8 +49,8 @@
 #include "pbaccel/internal/wire_reader.h"
 
 // Generated code compiled with PBACCEL_GEN_COUNT_FAST_PATHS (a test's) counts the fast paths it
-// takes, for tests (below: NextTagIs, ReadVarint, ClearKeeping, ReusedElements); other generated
-// code does not count, and does not see the counters.
+// takes, for tests (below: NextTagIs, ReadVarint, AssignString, ClearKeeping, ReusedElements);
+// other generated code does not count, and does not see the counters.
 #if defined(PBACCEL_GEN_COUNT_FAST_PATHS)
 #include "pbaccel/internal/parser_counters.h"
 #endif
@@ -182,10 +183,10 @@ using internal::LoadFixed;
 using internal::ReadLength;
 using internal::ReadTag;
 
-// Generated code compiled with PBACCEL_GEN_COUNT_FAST_PATHS gets its own NextTagIs, ReadVarint and
-// ClearKeeping, in an inline namespace (other symbols): a program may link counting and plain
-// generated parsers together. Only generated code calls them from a header, so each has one
-// definition per symbol.
+// Generated code compiled with PBACCEL_GEN_COUNT_FAST_PATHS gets its own NextTagIs, ReadVarint,
+// AssignString and ClearKeeping, in an inline namespace (other symbols): a program may link
+// counting and plain generated parsers together. Only generated code calls them from a header, so
+// each has one definition per symbol.
 #if defined(PBACCEL_GEN_COUNT_FAST_PATHS)
 inline namespace counting_fast_paths {
 #endif
@@ -210,6 +211,43 @@ inline const char* ReadVarint(const char* p, const char* end, uint64_t* value) {
 #else
   return internal::ReadVarint(p, end, value);
 #endif
+}
+
+// Sets *s to the n bytes at p, as s->assign(p, n) does. A string of exactly n bytes (a reused
+// element of a repeated string field, which keeps the earlier parse's value until it is assigned
+// (ReusedElements below), parsed again from input of the same shape) is overwritten in place: up
+// to 16 bytes by two overlapping loads and stores, more by memmove. That saves the call into
+// libstdc++'s out-of-line assign and its call to memcpy. Any other length goes to assign(): taking
+// shorter values in place too mispredicted on OSM's string tables when each block differs
+// (docs/speed.md).
+inline void AssignString(std::string* s, const char* p, size_t n) {
+  if (n != s->size()) {
+    s->assign(p, n);
+    return;
+  }
+#if defined(PBACCEL_GEN_COUNT_FAST_PATHS)
+  ++StringsOverwrittenForTesting();
+#endif
+  char* const to = &(*s)[0];
+  // Every load before the stores, as assign() allows p to point into *s.
+  if (n > 16) {
+    std::memmove(to, p, n);
+  } else if (n >= 8) {
+    const uint64_t first = LoadFixed<uint64_t>(p);
+    const uint64_t last = LoadFixed<uint64_t>(p + n - 8);
+    std::memcpy(to + n - 8, &last, 8);
+    std::memcpy(to, &first, 8);
+  } else if (n >= 4) {
+    const uint32_t first = LoadFixed<uint32_t>(p);
+    const uint32_t last = LoadFixed<uint32_t>(p + n - 4);
+    std::memcpy(to + n - 4, &last, 4);
+    std::memcpy(to, &first, 4);
+  } else if (n > 0) {
+    const char first = p[0], middle = p[n / 2], last = p[n - 1];
+    to[n - 1] = last;
+    to[n / 2] = middle;
+    to[0] = first;
+  }
 }
 #if defined(PBACCEL_GEN_COUNT_FAST_PATHS)
 }  // namespace counting_fast_paths

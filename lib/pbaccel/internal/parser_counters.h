@@ -20,11 +20,13 @@ namespace gen {
 // messages parsed in place of their old contents whose reusable fields were all short enough
 // to reset with a plain Clear() (gen::ClearKeeping). ReusedElementsForTesting: old elements of
 // repeated message and string fields that a parse in place of old contents reused
-// (gen::ReusedElements::Next) instead of adding new ones.
+// (gen::ReusedElements::Next) instead of adding new ones. StringsOverwrittenForTesting: string
+// values that gen::AssignString wrote over an old value of the same length, in place.
 uint64_t& PredictedTagsForTesting();
 uint64_t& SlowVarintsForTesting();
 uint64_t& PlainClearsForTesting();
 uint64_t& ReusedElementsForTesting();
+uint64_t& StringsOverwrittenForTesting();
 
 // The number of parses and merges on this thread whose required fields Run() checked by walking
 // the whole message (IsInitialized()), not by the checks generated parsers make as they go
