@@ -12,10 +12,10 @@ CPU, so it sees cache misses, store-forwarding stalls and AVX-512 code. For one 
 Options: --top=N functions (30), --period-ns=P between samples (50000), --annotate=TEXT (the
 instructions of the busiest function of the main program whose name, or row in the table, holds
 TEXT, with their share of all samples, where it is at least --min-percent, 0.2; the command's first
-word must be that
-program: set environment variables before time_profile.py, not through `env`). The sampler is compiled once with `cc` into
-~/.cache/pbaccel/time_profile/ (or $PBACCEL_CACHE_DIR). Symbols come from `nm`, instructions from
-`objdump`; inlined code counts as the function it was inlined into.
+word must be that program: set environment variables before time_profile.py, not through `env`).
+The sampler is compiled once with `cc` into ~/.cache/pbaccel/time_profile/ (or $PBACCEL_CACHE_DIR).
+Symbols come from `nm`, instructions from `objdump`; inlined code counts as the function it was
+inlined into.
 """
 import argparse
 import bisect

@@ -21,7 +21,8 @@ namespace gen {
 // to reset with a plain Clear() (gen::ClearKeeping). ReusedElementsForTesting: old elements of
 // repeated message and string fields that a parse in place of old contents reused
 // (gen::ReusedElements::Next) instead of adding new ones. StringsOverwrittenForTesting: string
-// values that gen::AssignString wrote over an old value of the same length, in place.
+// values that gen::AssignString wrote over an old value of the same length, in place (an empty
+// value given to a new, empty element counts too).
 uint64_t& PredictedTagsForTesting();
 uint64_t& SlowVarintsForTesting();
 uint64_t& PlainClearsForTesting();
