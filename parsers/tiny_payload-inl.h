@@ -95,40 +95,74 @@ inline uint64_t TinyVarintValue(uint64_t w, int bytes) {
 #if defined(__SSE2__)
 // Writes the first kCount (8 or 16) bytes of `bytes`, one-byte varints (all < 0x80), to
 // out[0..kCount) as values of format F. REQUIRES: room for kCount values at `out`.
+// Every vector is named, none kept in an array: an array indexed in a loop was kept on the stack
+// (each vector stored there and loaded back), and gave decode_tiny_bounded a stack frame of its
+// own to keep it in. With AVX2, eight 32-bit or four 64-bit values a widening move.
 template <VarintFormat F, int kCount>
 inline void StoreOneByteValues(__m128i bytes, typename FormatTraits<F>::Out* out) {
   static_assert(kCount == 8 || kCount == 16, "8 or 16 values");
   using Out = typename FormatTraits<F>::Out;
-  __m128i* const to = reinterpret_cast<__m128i*>(out);
-  const __m128i zero = _mm_setzero_si128();
   if constexpr (F == VarintFormat::kBool) {
     const __m128i flags = _mm_min_epu8(bytes, _mm_set1_epi8(1));
     if constexpr (kCount == 16) {
-      _mm_storeu_si128(to, flags);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), flags);
     } else {
-      _mm_storel_epi64(to, flags);
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(out), flags);
     }
-    return;
   } else {
-    constexpr int kWords = kCount / 4;  // 32-bit lanes: 4 per register.
-    const __m128i lo16 = _mm_unpacklo_epi8(bytes, zero);
-    const __m128i hi16 = _mm_unpackhi_epi8(bytes, zero);
-    __m128i w[4] = {_mm_unpacklo_epi16(lo16, zero), _mm_unpackhi_epi16(lo16, zero),
-                    _mm_unpacklo_epi16(hi16, zero), _mm_unpackhi_epi16(hi16, zero)};
-    for (int i = 0; i < kWords; ++i) {
-      __m128i x = w[i];
-      if constexpr (F == VarintFormat::kSInt32) x = ZigZag32(x);
+#if defined(__AVX2__)
+    __m256i* const to = reinterpret_cast<__m256i*>(out);
+    // The values whose bytes start at byte 0 of `part`, widened to a vector and zigzagged.
+    const auto put = [to](int i, __m128i part) {
+      __m256i x;
       if constexpr (sizeof(Out) == 4) {
-        _mm_storeu_si128(to + i, x);
+        x = _mm256_cvtepu8_epi32(part);
+        if constexpr (F == VarintFormat::kSInt32) x = ZigZag32(x);
       } else {
-        __m128i q[2] = {_mm_unpacklo_epi32(x, zero), _mm_unpackhi_epi32(x, zero)};
-        for (__m128i& y : q) {
-          if constexpr (F == VarintFormat::kSInt64) y = ZigZag64(y);
-        }
-        _mm_storeu_si128(to + 2 * i, q[0]);
-        _mm_storeu_si128(to + 2 * i + 1, q[1]);
+        x = _mm256_cvtepu8_epi64(part);
+        if constexpr (F == VarintFormat::kSInt64) x = ZigZag64(x);
+      }
+      _mm256_storeu_si256(to + i, x);
+    };
+    if constexpr (sizeof(Out) == 4) {
+      put(0, bytes);
+      if constexpr (kCount == 16) put(1, _mm_srli_si128(bytes, 8));
+    } else {
+      put(0, bytes);
+      put(1, _mm_srli_si128(bytes, 4));
+      if constexpr (kCount == 16) {
+        put(2, _mm_srli_si128(bytes, 8));
+        put(3, _mm_srli_si128(bytes, 12));
       }
     }
+#else
+    __m128i* const to = reinterpret_cast<__m128i*>(out);
+    const __m128i zero = _mm_setzero_si128();
+    // Four values in 32-bit lanes, the i-th group of four.
+    const auto put = [to, zero](int i, __m128i x) {
+      if constexpr (sizeof(Out) == 4) {
+        if constexpr (F == VarintFormat::kSInt32) x = ZigZag32(x);
+        _mm_storeu_si128(to + i, x);
+      } else {
+        __m128i low = _mm_unpacklo_epi32(x, zero);
+        __m128i high = _mm_unpackhi_epi32(x, zero);
+        if constexpr (F == VarintFormat::kSInt64) {
+          low = ZigZag64(low);
+          high = ZigZag64(high);
+        }
+        _mm_storeu_si128(to + 2 * i, low);
+        _mm_storeu_si128(to + 2 * i + 1, high);
+      }
+    };
+    const __m128i lo16 = _mm_unpacklo_epi8(bytes, zero);
+    put(0, _mm_unpacklo_epi16(lo16, zero));
+    put(1, _mm_unpackhi_epi16(lo16, zero));
+    if constexpr (kCount == 16) {
+      const __m128i hi16 = _mm_unpackhi_epi8(bytes, zero);
+      put(2, _mm_unpacklo_epi16(hi16, zero));
+      put(3, _mm_unpackhi_epi16(hi16, zero));
+    }
+#endif
   }
 }
 #endif
