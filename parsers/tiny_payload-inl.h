@@ -95,9 +95,9 @@ inline uint64_t TinyVarintValue(uint64_t w, int bytes) {
 #if defined(__SSE2__)
 // Writes the first kCount (8 or 16) bytes of `bytes`, one-byte varints (all < 0x80), to
 // out[0..kCount) as values of format F. REQUIRES: room for kCount values at `out`.
-// Every vector is named, none kept in an array: an array indexed in a loop was kept on the stack
-// (each vector stored there and loaded back), and gave decode_tiny_bounded a stack frame of its
-// own to keep it in. With AVX2, eight 32-bit or four 64-bit values a widening move.
+// Every vector is named: GCC keeps an array of vectors indexed in a loop on the stack (a store and
+// a load back per vector, and room for it in the caller's frame). With AVX2, eight 32-bit or four
+// 64-bit values a widening move.
 template <VarintFormat F, int kCount>
 inline void StoreOneByteValues(__m128i bytes, typename FormatTraits<F>::Out* out) {
   static_assert(kCount == 8 || kCount == 16, "8 or 16 values");
