@@ -139,13 +139,13 @@ inline void StoreOneByteValues(__m128i bytes, typename FormatTraits<F>::Out* out
     __m128i* const to = reinterpret_cast<__m128i*>(out);
     const __m128i zero = _mm_setzero_si128();
     // Four values in 32-bit lanes, the i-th group of four.
-    const auto put = [to, zero](int i, __m128i x) {
+    const auto put = [to](int i, __m128i x) {
       if constexpr (sizeof(Out) == 4) {
         if constexpr (F == VarintFormat::kSInt32) x = ZigZag32(x);
         _mm_storeu_si128(to + i, x);
       } else {
-        __m128i low = _mm_unpacklo_epi32(x, zero);
-        __m128i high = _mm_unpackhi_epi32(x, zero);
+        __m128i low = _mm_unpacklo_epi32(x, _mm_setzero_si128());
+        __m128i high = _mm_unpackhi_epi32(x, _mm_setzero_si128());
         if constexpr (F == VarintFormat::kSInt64) {
           low = ZigZag64(low);
           high = ZigZag64(high);
