@@ -28,8 +28,9 @@ constexpr bool kVectorFanOut = !kStrict && !FormatTraits<F>::kDelta;
 // mispredicts: docs/kernels.md).
 constexpr size_t kRunCheckSteps = 128;
 
-// The 64 one-byte varints at p into out[0, 64), eight slots at a time.
-template <typename Bits, VarintFormat F>
+// The 64 one-byte varints at p into out[0, 64): bools 32 at a time, the rest eight at a time by
+// tiny_payload-inl.h's StoreOneByteValues (one widening move each).
+template <VarintFormat F>
 inline void PutOneByteWindow(const uint8_t* p, typename FormatTraits<F>::Out* out) {
   if constexpr (F == VarintFormat::kBool) {
     for (int i = 0; i < 64; i += 32) {
@@ -41,14 +42,7 @@ inline void PutOneByteWindow(const uint8_t* p, typename FormatTraits<F>::Out* ou
   }
 #pragma GCC unroll 8
   for (int i = 0; i < 64; i += 8) {
-    const __m128i eight = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + i));
-    if constexpr (sizeof(typename FormatTraits<F>::Out) == 4) {
-      // Straight to 32-bit lanes: one widening instead of two to 64 bits and a repack.
-      Store8x32<F>(_mm256_cvtepu8_epi32(eight), out + i);
-    } else {
-      StoreFields<F, Bits>(
-          {_mm256_cvtepu8_epi64(eight), _mm256_cvtepu8_epi64(_mm_srli_si128(eight, 4))}, out + i);
-    }
+    StoreOneByteValues<F, 8>(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + i)), out + i);
   }
 }
 
@@ -124,7 +118,7 @@ struct StepLoop {
       while (end - *p >= 64 && cap - *n >= 64) {
         const uint64_t more = HighBitsOf64(*p);
         if (more == 0) {
-          PutOneByteWindow<Bits, F>(*p, out + *n);
+          PutOneByteWindow<F>(*p, out + *n);
           *p += 64;
           *n += 64;
           continue;

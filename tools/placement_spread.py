@@ -56,12 +56,13 @@ def main():
     parser.add_argument("args", nargs=argparse.REMAINDER)
     options = parser.parse_args()
     args = options.args[1:] if options.args[:1] == ["--"] else options.args
-    alignments = [a for a in options.alignments.split(",") if a] + ["default"]
+    alignments = ["default"] + [a for a in options.alignments.split(",") if a]
     kernels = options.kernels.split(",")
 
     ratios = {}  # (kernel, corpus, kind, mode) -> {alignment: [ratio per round]}
     with tempfile.TemporaryDirectory(prefix="placement_spread.") as tmp:
-        binaries = {a: build(a, tmp) for a in alignments}
+        # The default last, so that bazel-bin is left with it.
+        binaries = {a: build(a, tmp) for a in reversed(alignments)}
         for _ in range(options.rounds):
             for kernel in kernels:
                 for alignment, binary in binaries.items():
@@ -69,12 +70,11 @@ def main():
                         ratios.setdefault((kernel, corpus, kind, mode), {}).setdefault(
                             alignment, []).append(ours / base)
 
-    shown = ["default"] + alignments[:-1]
     print("| kernel | corpus | kind | mode | " +
-          " | ".join(f"{a}" if a == "default" else f"aligned {a}" for a in shown) + " | spread |")
-    print("| --- | --- | --- | --- | " + " | ".join("---:" for _ in shown) + " | ---: |")
+          " | ".join(a if a == "default" else f"aligned {a}" for a in alignments) + " | spread |")
+    print("| --- | --- | --- | --- | " + " | ".join("---:" for _ in alignments) + " | ---: |")
     for (kernel, corpus, kind, mode), by_alignment in ratios.items():
-        medians = [statistics.median(by_alignment[a]) for a in shown]
+        medians = [statistics.median(by_alignment[a]) for a in alignments]
         spread = max(medians) / min(medians) - 1
         print(f"| {kernel} | {corpus} | {kind} | {mode} | " +
               " | ".join(f"{m:.2f}x" for m in medians) + f" | {100 * spread:.0f} % |")

@@ -214,13 +214,11 @@ inline const char* ReadVarint(const char* p, const char* end, uint64_t* value) {
 }
 
 // Sets *s to the n bytes at p, as s->assign(p, n) does. A string of exactly n bytes (a reused
-// element of a repeated string field, which keeps the earlier parse's value until it is assigned
-// (ReusedElements below), parsed again from input of the same shape) is overwritten in place: up
-// to 16 bytes by two overlapping loads and stores, more by memmove. That saves the call into
-// libstdc++'s out-of-line assign and its call to memcpy (memmove alone for every length measured
-// 1-2 % lower on OSM reused). Any other length goes to assign(): taking
-// shorter values in place too mispredicted on OSM's string tables when each block differs
-// (docs/speed.md).
+// element of a repeated string field, which keeps the earlier parse's value until it is assigned:
+// ReusedElements below) is overwritten in place, up to 16 bytes by two overlapping loads and
+// stores, more by memmove, without the call into libstdc++'s out-of-line assign. Any other length
+// goes to assign(). Why not memmove alone, or shorter values in place too: docs/speed.md, "Strings
+// of the old length overwritten in place".
 inline void AssignString(std::string* s, const char* p, size_t n) {
   if (n != s->size()) {
     s->assign(p, n);
