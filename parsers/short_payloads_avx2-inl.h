@@ -9,7 +9,7 @@
 // masked_vbyte_avx2 (`Bits`: how an 8-byte step's pattern and payload bits are found).
 //
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, in a kernel's .cc
-// compiled with -mavx2 and -mpopcnt, after parsers/step8_avx2-inl.h,
+// compiled with -mavx2 and -mpopcnt, after parsers/kernel_probes.h, parsers/step8_avx2-inl.h,
 // parsers/two_byte_steps_avx2-inl.h and parsers/varint_lanes_avx2-inl.h. No include guard;
 // includes nothing (varint_format-inl.h says why).
 
@@ -48,12 +48,11 @@ using WholeStepTiny = StepTiny<WholeStepTinyPayloads<Bits>::template Steps>;
 
 // decode_tiny_bounded's steps (tiny_payload-inl.h's StepBoundedTiny) in whole steps, without a
 // branch on the values: 16-byte steps (one to four) when the payload's varints are all one or two
-// bytes; for a 64-bit payload of 16 bytes or more whose varints are all at most five bytes, one
-// step of 32-bit lanes per 8 bytes (under 16 bytes the 8-byte steps were the faster); else 8-byte
-// steps (two for up to 16 bytes, four for 32, six for 48, eight for 64). Each stores at most eight
-// slots past the last value (an 8-byte step or a step of lanes kSlots from the count, a 16-byte
+// bytes, else 8-byte steps (two for up to 16 bytes, four for 32, six for 48, eight for 64). Each
+// stores at most eight slots past the last value (an 8-byte step kSlots from the count, a 16-byte
 // step eight from each half's first value). 64-bit payloads of 65-128 bytes go to the kernel's
-// decoder: a loop of whole steps took longer over them.
+// decoder: a loop of whole steps took longer over them. (64-bit payloads of 16-64 bytes whose
+// varints are all at most five bytes take lanes instead: WholeStepBoundedTiny below.)
 template <class Bits>
 struct WholeStepPayloads {
   template <VarintFormat F>
@@ -65,17 +64,110 @@ struct WholeStepPayloads {
         TwoByteSteps<F, Bits>{out}.Payload(p, n, bits.short_word);
         return true;
       }
-      if constexpr (kLaneFormat<F>) {
-        if (n >= 16 && VarintLanes<F, 5>::Takes(bits.more)) {
-          VarintLanes<F, 5>::Payload(p, n, bits.more, out);
-          return true;
-        }
-      }
       WholeSteps<F, Bits>{out}.Payload(p, n, bits.short_word);
       return true;
     }
   };
 };
 
+// A payload of 16 to 64 bytes in two registers, read without reading past it.
+struct WholePayload {
+  __m256i low;    // Bytes 0-31.
+  __m256i high;   // Bytes 32-63; zeros past the payload in both.
+  uint64_t more;  // Bit i: byte i has its continuation bit set.
+};
+
+// Reads the payload p[0, n), 16 <= n <= 64, into a WholePayload: its whole 4-byte words by masked
+// loads (vpmaskmovd, which reads nothing of the words it masks off), its last n % 4 bytes from the
+// 4-byte word ending at its end, shifted down and put in at their word.
+__attribute__((always_inline)) inline WholePayload LoadWholePayload(const uint8_t* p, int n) {
+  const __m256i word_ends = _mm256_setr_epi32(4, 8, 12, 16, 20, 24, 28, 32);  // Low words'.
+  const __m256i word_starts = _mm256_sub_epi32(word_ends, _mm256_set1_epi32(4));
+  const __m256i high_words = _mm256_set1_epi32(32);
+  const __m256i n_plus_1 = _mm256_set1_epi32(n + 1);
+  __m256i low = _mm256_maskload_epi32(reinterpret_cast<const int*>(p),
+                                      _mm256_cmpgt_epi32(n_plus_1, word_ends));
+  __m256i high =
+      _mm256_maskload_epi32(reinterpret_cast<const int*>(p + 32),
+                            _mm256_cmpgt_epi32(n_plus_1, _mm256_add_epi32(word_ends, high_words)));
+  uint32_t last;
+  std::memcpy(&last, p + n - 4, 4);
+  const uint32_t tail = static_cast<uint32_t>(uint64_t{last} >> (8 * (4 - (n & 3))));  // 0 if none.
+  const __m256i tail_word = _mm256_set1_epi32(static_cast<int>(tail));
+  const __m256i tail_at = _mm256_set1_epi32(n & ~3);
+  low = _mm256_blendv_epi8(low, tail_word, _mm256_cmpeq_epi32(word_starts, tail_at));
+  high = _mm256_blendv_epi8(high, tail_word,
+                            _mm256_cmpeq_epi32(_mm256_add_epi32(word_starts, high_words), tail_at));
+  return {low, high,
+          static_cast<uint32_t>(_mm256_movemask_epi8(low)) |
+              (uint64_t{static_cast<uint32_t>(_mm256_movemask_epi8(high))} << 32)};
+}
+
+// decode_tiny_bounded: StepBoundedTiny over WholeStepPayloads, except for 64-bit payloads (no
+// running sum) of 16 to 64 bytes whose varints are all at most five bytes, where the caller offers
+// the spare slots: those are read once into registers (LoadWholePayload) and decoded from them,
+// where some varint is over two bytes (an OSM way's refs, whose first value is a whole node id) in
+// 32-bit lanes, one step per 8 bytes (varint_lanes_avx2-inl.h), else in 16-byte steps, or widened
+// where all are one byte. Reading such a payload once and cutting the steps from registers took
+// less time than reading its continuation bits and then each step's bytes from memory
+// (docs/kernels.md). Every other payload goes to StepBoundedTiny's decoder, which reads it again
+// its own way.
 template <class Bits, template <VarintFormat, bool> class Loop>
-using WholeStepBoundedTiny = StepBoundedTiny<WholeStepPayloads<Bits>::template Steps, Loop, kSlots>;
+struct WholeStepBoundedTiny {
+  using General = StepBoundedTiny<WholeStepPayloads<Bits>::template Steps, Loop, kSlots>;
+
+  template <VarintFormat F>
+  struct Decoder : General::template Decoder<F> {
+    using Base = typename General::template Decoder<F>;
+    using Out = typename FormatTraits<F>::Out;
+
+    static int Run(const uint8_t* p, const uint8_t* end, void* out_void, int room) {
+      const int n = static_cast<int>(end - p);
+      if (n >= 16 && n <= 64) {
+        const WholePayload whole = LoadWholePayload(p, n);
+        const uint64_t more = whole.more;
+        const int count = VarintsEndingIn(more, n);
+        Out* const out = static_cast<Out*>(out_void);
+        // Not ending inside a varint, no varint over five bytes, and the spare slots.
+        if (((more >> (n - 1)) & 1) == 0 && VarintLanes<F, 5>::Takes(more) &&
+            room - count >= static_cast<int>(kSlots)) {
+          PBACCEL_KERNEL_PROBE(register_payloads);
+          if (more == 0) {
+            StoreOneByteRun<F>(p, n, out);
+          } else if (AllVarintsUpToTwoBytes(more)) {
+            TwoByteStepsFrom(whole, n, out);
+          } else {
+            VarintLanes<F, 5>::Payload(whole.low, whole.high, n, more, out);
+          }
+          return count;
+        }
+      }
+      return Base::Run(p, end, out_void, room);
+    }
+
+    // The payload's 16-byte steps (two_byte_steps_sse41-inl.h) from its registers, the bytes past
+    // it made continuations.
+    __attribute__((always_inline)) static void TwoByteStepsFrom(const WholePayload& whole, int n,
+                                                                Out* out) {
+      const __m128i bytes[4] = {
+          _mm256_castsi256_si128(whole.low), _mm256_extracti128_si256(whole.low, 1),
+          _mm256_castsi256_si128(whole.high), _mm256_extracti128_si256(whole.high, 1)};
+      TwoByteSteps<F, Bits> steps{out};
+      const int last = (n - 1) / 16;
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; ++j) {
+        if (j > last) break;
+        steps.Step(j < last ? bytes[j] : PastPayloadContinues(bytes[j], n - 16 * j));
+      }
+    }
+
+    static constexpr TinyDecodeFn Entry() {
+      if constexpr (kLaneFormat<F>) {
+        return &Run;
+      } else {
+        return Base::kRun;
+      }
+    }
+    static constexpr TinyDecodeFn kRun = Entry();
+  };
+};

@@ -406,7 +406,10 @@ struct StepBoundedTiny {
   struct Decoder {
     using Out = typename FormatTraits<F>::Out;
 
-    static int Run(const uint8_t* p, const uint8_t* end, void* out_void, int room) {
+    // Out of line also where a kernel's own decoder that takes some payloads its own way hands it
+    // the rest (short_payloads_avx2-inl.h's WholeStepBoundedTiny): one copy of it.
+    __attribute__((noinline)) static int Run(const uint8_t* p, const uint8_t* end, void* out_void,
+                                             int room) {
       Out* const out = static_cast<Out*>(out_void);
       const int n = static_cast<int>(end - p);
       if (n == 0) return 0;

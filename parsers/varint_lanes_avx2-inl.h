@@ -23,8 +23,9 @@
 //
 // Bounds: a lane reads only bytes up to its varint's last one, so bytes past a payload or window
 // (zeros or anything) change only lanes that no start selects. A window reads exactly its 64
-// bytes, a bounded payload exactly its n; both write out[0, count + 8): step k begins at a slot of
-// at most 8k, since every byte begins at most one varint.
+// bytes; a bounded payload comes in registers its reader filled without reading past it
+// (short_payloads_avx2-inl.h's LoadWholePayload); both write out[0, count + 8): step k begins at a
+// slot of at most 8k, since every byte begins at most one varint.
 //
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, in a kernel's .cc
 // compiled with -mavx2 and -mpopcnt, after parsers/kernel_probes.h (tests count the windows and
@@ -58,20 +59,6 @@ constexpr StartLaneGathers MakeStartLaneGathers() {
 }
 
 alignas(64) constexpr StartLaneGathers kStartLaneGathers = MakeStartLaneGathers();
-
-// pshufb controls that move a 16-byte vector down by d bytes (0 <= d < 16), zeros above: the 16
-// bytes at kSlideDown.control + d (0, 1, ..., 15, then 0x80: a zero byte).
-struct SlideDownControls {
-  uint8_t control[32];
-};
-
-constexpr SlideDownControls MakeSlideDownControls() {
-  SlideDownControls t{};
-  for (int i = 0; i < 32; ++i) t.control[i] = static_cast<uint8_t>(i < 16 ? i : 0x80);
-  return t;
-}
-
-alignas(64) constexpr SlideDownControls kSlideDown = MakeSlideDownControls();
 
 // Bit i: a varint begins at byte i of a run of n bytes (1 <= n <= 64) whose continuation bits are
 // `more` and whose last byte ends a varint.
@@ -122,15 +109,20 @@ struct VarintLanes {
     *p += 64 - open_bytes;
   }
 
-  // The whole payload p[0, n), 16 <= n <= 64, whose continuation bits are `more` (its last byte
-  // ending a varint), into out[0, count), reading only its bytes: a loop of one step per 8 bytes,
-  // each loading 16 (the last two steps' loads end at the payload's end), not unrolled (as fast,
-  // a third of the text: docs/kernels.md). REQUIRES: Takes(more); room for count + 8 values at
-  // `out`.
-  __attribute__((always_inline)) static void Payload(const uint8_t* p, int n, uint64_t more,
-                                                     Out* out) {
+  // The whole payload of n bytes, 16 <= n <= 64, given in two registers (`low`: bytes 0-31,
+  // `high`: bytes 32-63, anything past the payload), whose continuation bits are `more` (its last
+  // byte ending a varint), into out[0, count): one step per 8 bytes, each step's 16 bytes cut from
+  // the registers (step 7's upper 8 are zeros). Bytes past the payload only reach lanes that no
+  // start selects. REQUIRES: Takes(more); room for count + 8 values at `out`.
+  __attribute__((always_inline)) static void Payload(__m256i low, __m256i high, int n,
+                                                     uint64_t more, Out* out) {
     PBACCEL_KERNEL_PROBE(lane_payloads);
-    Steps((n + 7) / 8, VarintStarts(more, n), Loads(p, n), out);
+    const __m128i b0 = _mm256_castsi256_si128(low), b16 = _mm256_extracti128_si256(low, 1);
+    const __m128i b32 = _mm256_castsi256_si128(high), b48 = _mm256_extracti128_si256(high, 1);
+    const __m128i step_bytes[8] = {
+        b0,  _mm_alignr_epi8(b16, b0, 8),  b16, _mm_alignr_epi8(b32, b16, 8),
+        b32, _mm_alignr_epi8(b48, b32, 8), b48, _mm_srli_si128(b48, 8)};
+    Steps((n + 7) / 8, VarintStarts(more, n), [&step_bytes](int k) { return step_bytes[k]; }, out);
   }
 
   // The payload p[0, n), 1 <= n <= 16, with kTinyReadableBytes readable from p: two steps of
@@ -142,26 +134,16 @@ struct VarintLanes {
         [p](int k) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 8 * k)); }, out));
   }
 
-  // Step k's 16 bytes (8k < n) of the payload p[0, n), 16 <= n <= 64, reading only the payload:
-  // from byte 8k, or, for a step within 16 bytes of the end, the payload's last 16 bytes moved down
-  // to it (by 8k - (n - 16) < 16 bytes; zeros past the end).
-  static auto Loads(const uint8_t* p, int n) {
-    return [p, n](int k) {
-      const int at = 8 * k < n - 16 ? 8 * k : n - 16;
-      const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + at));
-      return _mm_shuffle_epi8(
-          bytes,
-          _mm_loadu_si128(reinterpret_cast<const __m128i*>(kSlideDown.control + (8 * k - at))));
-    };
-  }
-
-  // `steps` steps from out[0], step k's bytes given by bytes_of(k), its starts by bits 8k to 8k+7
-  // of `starts`; unrolled where `steps` is a constant. Returns the values stored.
+  // `steps` steps (at most 8) from out[0], step k's bytes given by bytes_of(k), its starts by bits
+  // 8k to 8k+7 of `starts`. Unrolled, so that k is a constant in each step (bytes_of may pick a
+  // register by it). Returns the values stored.
   template <class BytesOf>
   __attribute__((always_inline)) static size_t Steps(int steps, uint64_t starts, BytesOf bytes_of,
                                                      Out* out) {
     size_t count = 0;
-    for (int k = 0; k < steps; ++k) {
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) {
+      if (k == steps) break;
       const unsigned step_starts = static_cast<unsigned>(starts >> (8 * k)) & 0xFFu;
       Step(bytes_of(k), step_starts, out + count);
       count += static_cast<size_t>(__builtin_popcount(step_starts));
