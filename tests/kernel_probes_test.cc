@@ -451,7 +451,11 @@ TEST_P(KernelProbesTest, ShortPayloadsOfUpToFiveByteVarintsTakeLanes) {
           payload.resize(n);
         }
         if (n <= 64) {
-          const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+          // At the start of a 64-byte line: the AVX2 kernels' loads of p[0, 64) stay on its page,
+          // as they must to take the registers' way (short_payloads_avx2-inl.h).
+          alignas(64) uint8_t line[64];
+          std::memcpy(line, payload.data(), n);
+          const uint8_t* p = line;
           const auto bounded = [&](auto* out, int room) {
             return kernel().DecodeTinyBounded(format, p, p + n, out, static_cast<size_t>(room));
           };
