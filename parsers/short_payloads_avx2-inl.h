@@ -51,8 +51,8 @@ using WholeStepTiny = StepTiny<WholeStepTinyPayloads<Bits>::template Steps>;
 // bytes, else 8-byte steps (two for up to 16 bytes, four for 32, six for 48, eight for 64). Each
 // stores at most eight slots past the last value (an 8-byte step kSlots from the count, a 16-byte
 // step eight from each half's first value). 64-bit payloads of 65-128 bytes go to the kernel's
-// decoder: a loop of whole steps took longer over them. (64-bit payloads of 16-64 bytes whose
-// varints are all at most five bytes take lanes instead: WholeStepBoundedTiny below.)
+// decoder: a loop of whole steps took longer over them. (WholeStepBoundedTiny below takes most
+// 64-bit payloads of 16-64 bytes from registers before they get here.)
 template <class Bits>
 struct WholeStepPayloads {
   template <VarintFormat F>
@@ -76,6 +76,14 @@ struct WholePayload {
   __m256i high;   // Bytes 32-63; zeros past the payload in both.
   uint64_t more;  // Bit i: byte i has its continuation bit set.
 };
+
+// Whether LoadWholePayload's two 32-byte masked loads from p touch a single 4 KB page, so none of
+// them touches a page that holds no byte of the payload. Intel's manual says a masked-off word
+// never faults; AMD's leaves it to the implementation. (About 1 payload in 65 starts too close to
+// its page's end, and takes the general way.)
+inline bool LoadsStayOnOnePage(const uint8_t* p) {
+  return (reinterpret_cast<uintptr_t>(p) & 4095) <= 4096 - 64;
+}
 
 // Reads the payload p[0, n), 16 <= n <= 64, into a WholePayload: its whole 4-byte words by masked
 // loads (vpmaskmovd, which reads nothing of the words it masks off), its last n % 4 bytes from the
@@ -102,14 +110,6 @@ __attribute__((always_inline)) inline WholePayload LoadWholePayload(const uint8_
   return {low, high,
           static_cast<uint32_t>(_mm256_movemask_epi8(low)) |
               (uint64_t{static_cast<uint32_t>(_mm256_movemask_epi8(high))} << 32)};
-}
-
-// Whether LoadWholePayload's two 32-byte masked loads from p touch a single 4 KB page, so none of
-// them touches a page that holds no byte of the payload. Intel's manual says a masked-off word
-// never faults; AMD's leaves it to the implementation. (About 1 payload in 65 starts too close to
-// its page's end, and takes the general way.)
-inline bool LoadsStayOnOnePage(const uint8_t* p) {
-  return (reinterpret_cast<uintptr_t>(p) & 4095) <= 4096 - 64;
 }
 
 // decode_tiny_bounded: StepBoundedTiny over WholeStepPayloads, except for 64-bit payloads (no
