@@ -85,28 +85,23 @@ inline bool LoadsStayOnOnePage(const uint8_t* p) {
   return (reinterpret_cast<uintptr_t>(p) & 4095) <= 4096 - 64;
 }
 
-// Reads the payload p[0, n), 16 <= n <= 64, into a WholePayload: its whole 4-byte words by masked
-// loads (vpmaskmovd, which reads nothing of the words it masks off), its last n % 4 bytes from the
-// 4-byte word ending at its end, shifted down and put in at their word. REQUIRES:
-// LoadsStayOnOnePage(p).
+// Reads the payload p[0, n), 16 <= n <= 64, into a WholePayload: its n / 4 whole 4-byte words by
+// masked loads (vpmaskmovd, which reads nothing of the words it masks off), its last n % 4 bytes
+// from the 4-byte word ending at its end, shifted down and put in as word n / 4 (zero when there
+// are none). REQUIRES: LoadsStayOnOnePage(p).
 __attribute__((always_inline)) inline WholePayload LoadWholePayload(const uint8_t* p, int n) {
-  const __m256i word_ends = _mm256_setr_epi32(4, 8, 12, 16, 20, 24, 28, 32);  // Low words'.
-  const __m256i word_starts = _mm256_sub_epi32(word_ends, _mm256_set1_epi32(4));
-  const __m256i high_words = _mm256_set1_epi32(32);
-  const __m256i n_plus_1 = _mm256_set1_epi32(n + 1);
+  const __m256i low_words = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i high_words = _mm256_add_epi32(low_words, _mm256_set1_epi32(8));
+  const __m256i whole_words = _mm256_set1_epi32(n >> 2);  // Also the tail's word.
   __m256i low = _mm256_maskload_epi32(reinterpret_cast<const int*>(p),
-                                      _mm256_cmpgt_epi32(n_plus_1, word_ends));
-  __m256i high =
-      _mm256_maskload_epi32(reinterpret_cast<const int*>(p + 32),
-                            _mm256_cmpgt_epi32(n_plus_1, _mm256_add_epi32(word_ends, high_words)));
+                                      _mm256_cmpgt_epi32(whole_words, low_words));
+  __m256i high = _mm256_maskload_epi32(reinterpret_cast<const int*>(p + 32),
+                                       _mm256_cmpgt_epi32(whole_words, high_words));
   uint32_t last;
   std::memcpy(&last, p + n - 4, 4);
-  const uint32_t tail = static_cast<uint32_t>(uint64_t{last} >> (8 * (4 - (n & 3))));  // 0 if none.
-  const __m256i tail_word = _mm256_set1_epi32(static_cast<int>(tail));
-  const __m256i tail_at = _mm256_set1_epi32(n & ~3);
-  low = _mm256_blendv_epi8(low, tail_word, _mm256_cmpeq_epi32(word_starts, tail_at));
-  high = _mm256_blendv_epi8(high, tail_word,
-                            _mm256_cmpeq_epi32(_mm256_add_epi32(word_starts, high_words), tail_at));
+  const __m256i tail = _mm256_set1_epi32(static_cast<int>(uint64_t{last} >> (8 * (4 - (n & 3)))));
+  low = _mm256_blendv_epi8(low, tail, _mm256_cmpeq_epi32(low_words, whole_words));
+  high = _mm256_blendv_epi8(high, tail, _mm256_cmpeq_epi32(high_words, whole_words));
   return {low, high,
           static_cast<uint32_t>(_mm256_movemask_epi8(low)) |
               (uint64_t{static_cast<uint32_t>(_mm256_movemask_epi8(high))} << 32)};

@@ -431,10 +431,13 @@ TEST_P(KernelProbesTest, ShortPayloadsOfUpToFiveByteVarintsTakeLanes) {
         const bool lanes = GetParam().varint_lanes && is64 && over_two_bytes && !over_five_bytes;
         const std::vector<uint64_t> want = Want(format, values);
         // Counting's check in the format's output type.
-        const auto lane_payloads = [&](auto decode, bool exact_room) -> uint64_t {
-          if (is64) return Counting(probes::lane_payloads, want, decode, exact_room);
-          return Counting(probes::lane_payloads, std::vector<uint32_t>(want.begin(), want.end()),
-                          decode, exact_room);
+        const auto counted = [&](const uint64_t& counter, auto decode, bool exact_room) {
+          if (is64) return Counting(counter, want, decode, exact_room);
+          return Counting(counter, std::vector<uint32_t>(want.begin(), want.end()), decode,
+                          exact_room);
+        };
+        const auto lane_payloads = [&](auto decode, bool exact_room) {
+          return counted(probes::lane_payloads, decode, exact_room);
         };
         if (n <= static_cast<size_t>(kTinyPayloadBytes)) {
           payload.resize(n + kTinyReadableBytes, '\x80');  // Readable past the payload.
@@ -469,13 +472,10 @@ TEST_P(KernelProbesTest, ShortPayloadsOfUpToFiveByteVarintsTakeLanes) {
               << "decode_tiny_bounded, room for the values only";
           const uint64_t want_registers =
               GetParam().varint_lanes && is64 && !over_five_bytes && n >= 16 ? 1 : 0;
-          const auto register_payloads = [&](bool exact_room) -> uint64_t {
-            if (is64) return Counting(probes::register_payloads, want, bounded, exact_room);
-            return Counting(probes::register_payloads,
-                            std::vector<uint32_t>(want.begin(), want.end()), bounded, exact_room);
-          };
-          EXPECT_EQ(register_payloads(false), want_registers) << "decode_tiny_bounded";
-          EXPECT_EQ(register_payloads(true), 0u) << "decode_tiny_bounded, room for the values only";
+          EXPECT_EQ(counted(probes::register_payloads, bounded, false), want_registers)
+              << "decode_tiny_bounded";
+          EXPECT_EQ(counted(probes::register_payloads, bounded, true), 0u)
+              << "decode_tiny_bounded, room for the values only";
         }
       }
     }
