@@ -145,7 +145,10 @@ const KernelDescriptor kBmi2Kernel = MakeKernelDescriptor<Bmi2Decoder, ScalarSiz
     &CountTerminatorsPopcnt, kDefaultInlineBelowBytes,
     // Generated parsers' short fields (up to 128 bytes): the kernel beat their SSE2 loop on each
     // kind of real field (docs/kernels.md, "Size thresholds").
-    /*short_payloads_direct=*/true);
+    /*short_payloads_direct=*/true,
+    // 64-bit span payloads with a buffer end to decode_tiny: OSM's zero-copy read about 3-4 %
+    // faster in five of six code placements (docs/kernels.md, "The span forms given a buffer end").
+    /*span_tiny_64bit=*/true);
 
 }  // namespace internal
 }  // namespace pbaccel

@@ -150,7 +150,8 @@ template <template <VarintFormat, bool> class Decoder, template <SizeFormat> cla
           template <VarintFormat> class BoundedTiny = NoBoundedTinyDecoder>
 constexpr KernelDescriptor MakeKernelDescriptor(
     const char* name, const char* summary, CountFn count_terminators,
-    uint32_t inline_below_bytes = kDefaultInlineBelowBytes, bool short_payloads_direct = false) {
+    uint32_t inline_below_bytes = kDefaultInlineBelowBytes, bool short_payloads_direct = false,
+    bool span_tiny_64bit = false) {
   using F = VarintFormat;
   using S = SizeFormat;
   return KernelDescriptor{
@@ -180,5 +181,6 @@ constexpr KernelDescriptor MakeKernelDescriptor(
       inline_below_bytes,
       short_payloads_direct,
       BoundedTiny<F::kUInt32>::kSpareValues,
+      span_tiny_64bit,
   };
 }

@@ -217,6 +217,8 @@ TEST(KernelRegistryTest, Avx512Bmi2TakesAvx512ForSint64AndDeltaUint64Only) {
   }
   EXPECT_GE(k.bounded_tiny_spare_values, avx512->kernel->bounded_tiny_spare_values);
   EXPECT_GE(k.bounded_tiny_spare_values, bmi2->kernel->bounded_tiny_spare_values);
+  // Its sint64 payloads are avx512's, and so is the span forms' choice for 64-bit ones.
+  EXPECT_EQ(k.span_tiny_64bit, avx512->kernel->span_tiny_64bit);
 }
 #endif  // defined(__x86_64__)
 

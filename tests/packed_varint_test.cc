@@ -404,13 +404,11 @@ int CountingDecodeTiny(const uint8_t* p, const uint8_t* end, void* out, int room
   return own_decode_tiny[static_cast<int>(F)](p, end, out, room);
 }
 
-// The tiny path of the buffer-end forms runs: a uint32 payload of at most kTinyPayloadBytes with
-// kTinyReadableBytes of the buffer from its start, decoded leniently into room for 16 values,
-// goes to the active kernel's decode_tiny (here wrapped to count its calls); one with less of the
-// buffer after it, less room, a strict decode or a longer payload does not, nor does a 64-bit
-// type's (size_policy.h). All give the values.
-TEST_P(PackedVarintApiTest, TinyPayloadsWithABufferEndTakeTheTinyDecoder) {
+// TinyPayloadsWithABufferEndTakeTheTinyDecoder (below) with the active kernel's span_tiny_64bit
+// set as given.
+void CheckTinyPayloadsWithABufferEnd(bool span_tiny_64bit) {
   internal::KernelDescriptor counting = internal::ActiveKernel();
+  counting.span_tiny_64bit = span_tiny_64bit;
   for (const VarintFormat f : {VarintFormat::kUInt32, VarintFormat::kUInt64}) {
     own_decode_tiny[static_cast<int>(f)] = counting.TinyDecoder(f);
   }
@@ -460,7 +458,20 @@ TEST_P(PackedVarintApiTest, TinyPayloadsWithABufferEndTakeTheTinyDecoder) {
     ASSERT_TRUE(m.ok()) << m.status();
     ASSERT_EQ(*m, *n);
     for (size_t i = 0; i < *m; ++i) ASSERT_EQ(wide[i], values[i % values.size()]) << i;
-    EXPECT_EQ(decode_tiny_calls, 0) << "uint64";
+    EXPECT_EQ(decode_tiny_calls, span_tiny_64bit ? c.calls : 0) << "uint64";
+  }
+}
+
+// The tiny path of the buffer-end forms runs: a uint32 payload of at most kTinyPayloadBytes with
+// kTinyReadableBytes of the buffer from its start, decoded leniently into room for 16 values,
+// goes to the active kernel's decode_tiny (here wrapped to count its calls); one with less of the
+// buffer after it, less room, a strict decode or a longer payload does not. A uint64 payload
+// takes it where the descriptor's span_tiny_64bit says so, else it does not (size_policy.h); both
+// settings are tried, each kernel's own being one of them. All give the values.
+TEST_P(PackedVarintApiTest, TinyPayloadsWithABufferEndTakeTheTinyDecoder) {
+  for (const bool span_tiny_64bit : {false, true}) {
+    SCOPED_TRACE(absl::StrCat("span_tiny_64bit=", span_tiny_64bit));
+    CheckTinyPayloadsWithABufferEnd(span_tiny_64bit);
   }
 }
 

@@ -52,12 +52,14 @@
 //       `buffer_end` (a message read with FieldReader: the end of the bytes given to the
 //       outermost reader; REQUIRES payload.data() + payload.size() <= buffer_end, and the bytes
 //       up to it readable). A lenient decode of a payload of at most 16 bytes with 24 bytes of the
-//       buffer from its first byte, into a span of at least 16 elements, of a 32-bit or bool type,
+//       buffer from its first byte, into a span of at least 16 elements, of a 32-bit or bool type
+//       (64-bit types too where the kernel reads those faster so: bmi2, masked_vbyte_avx2),
 //       goes to the kernel's unbounded tiny decoder, which may read (never write, never depend
 //       on) bytes past the payload up to buffer_end and store up to 16 elements of `out`. On
 //       CPUs without AVX-512 that takes about half the time of the bounded way (whose care not
-//       to read past the payload costs there; size_policy.h, SpanTakesTinyDecoder). Anything
-//       else, and what that decoder declines, as the form above.
+//       to read past the payload costs there; size_policy.h, SpanTakesTinyDecoder and
+//       SpanTinyTakesFormat). Anything else, and what that decoder declines, as the form
+//       above.
 //
 // Errors (absl::Status codes):
 //   kInvalidArgument   malformed payload: the message names the problem and its byte offset in
@@ -173,11 +175,15 @@ inline int TryDecodeTinyInline(VarintFormat format, absl::string_view payload, v
 // decode_tiny's result for a span decode of `payload` whose caller vouches for the bytes up to
 // `buffer_end` (SpanTakesTinyDecoder), or -1 where it does not take the payload. Negative results
 // (declined, malformed) leave the payload to the span form without a buffer end, which decides.
+// The kernel's word on the format (SpanTinyTakesFormat) comes before the size tests: where it
+// keeps a format's payloads from decode_tiny, they all go to the bounded decoder without a size
+// test that would mispredict (half of OSM's refs are under 16 bytes); a 32-bit payload is sized
+// before the kernel is fetched.
 inline int TryDecodeTinyWithSlack(VarintFormat format, absl::string_view payload,
                                   const char* buffer_end, void* out, size_t cap,
                                   DecodeOptions options) {
-  if (!SpanTakesTinyDecoder(format, payload.size(), buffer_end - payload.data(), cap,
-                            options.strict)) {
+  if (Is64BitFormat(format) && !SpanTinyTakesFormat(ActiveKernel(), format)) return -1;
+  if (!SpanTakesTinyDecoder(payload.size(), buffer_end - payload.data(), cap, options.strict)) {
     return -1;
   }
   const uint8_t* const p = reinterpret_cast<const uint8_t*>(payload.data());

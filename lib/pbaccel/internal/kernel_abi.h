@@ -196,6 +196,11 @@ struct KernelDescriptor {
   // Values of room past a payload's bytes its bounded tiny decoder can put to use (0: it writes
   // only the values; at most kBoundedTinySpareValues): what a caller with room to spare offers.
   uint32_t bounded_tiny_spare_values;
+  // Whether the span forms given a buffer end hand 64-bit payloads (int64, uint64, sint64) of up
+  // to kTinyPayloadBytes to decode_tiny, as they do 32-bit ones (true), or to the bounded tiny
+  // decoder (false): whichever read OSM's ways the faster (size_policy.h, SpanTinyTakesFormat;
+  // docs/kernels.md, "The span forms given a buffer end").
+  bool span_tiny_64bit;
 
   DecodeFn Decoder(VarintFormat format, bool strict) const {
     return decode[static_cast<int>(format)][strict ? 1 : 0];

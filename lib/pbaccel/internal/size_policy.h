@@ -11,9 +11,9 @@
 //
 //   generated parser (gen::ParsePacked*)          public API (packed_varint.h, packed_view.h)
 //   ------------------------------------          -------------------------------------------
-//   1..16 bytes, 24 readable: decode_tiny          span with a buffer end, lenient, 32-bit or bool,
-//                                                    1..16 bytes, 24 readable, room for 16:
-//                                                    decode_tiny
+//   1..16 bytes, 24 readable: decode_tiny          span with a buffer end, lenient, 32-bit or bool
+//                                                    (64-bit: per kernel), 1..16 bytes, 24
+//                                                    readable, room for 16: decode_tiny
 //                                                  span and view, lenient, up to 64 bytes (128
 //   up to 128 bytes (ParseShortPacked):              for 64-bit types): decode_tiny_bounded
 //     17 bytes and more: decode_tiny_bounded       below inline_below_bytes: the portable loop
@@ -75,17 +75,26 @@ inline bool ShortGoesToKernel(const KernelDescriptor& kernel, size_t bytes) {
 // Whether a decode into a caller's span whose caller vouches for the bytes up to `readable` from
 // the payload's first byte (the span forms taking a buffer end) offers the payload to the kernel's
 // decode_tiny, as the generated parsers do (TakesTinyDecoder), before the bounded one: lenient
-// decodes of 32-bit and bool formats into a span of at least kTinyPayloadBytes values
-// (decode_tiny may store that many). Without AVX-512's masked loads the bounded decoder pays for
+// decodes into a span of at least kTinyPayloadBytes values (decode_tiny may store that many), of a
+// format SpanTinyTakesFormat admits. Without AVX-512's masked loads the bounded decoder pays for
 // not reading past the payload: tiles' zero-copy read about 10 % faster on bmi2 and
-// masked_vbyte_avx2 (2 % slower on avx512, whose two decoders are the same steps). Not 64-bit
-// formats: OSM ways' refs (a five-byte first value) gained nothing on bmi2 and lost 3-4 % on
-// avx512, whose bounded decoder takes every 64-bit payload of up to 64 bytes down one path (a size
-// test choosing between two decoders mispredicts there). Measurements: docs/kernels.md.
-inline bool SpanTakesTinyDecoder(VarintFormat format, size_t bytes, ptrdiff_t readable, size_t room,
-                                 bool strict) {
-  return !strict && !Is64BitFormat(format) && room >= static_cast<size_t>(kTinyPayloadBytes) &&
+// masked_vbyte_avx2 (2 % slower on avx512, whose two decoders are the same steps). Measurements:
+// docs/kernels.md.
+inline bool SpanTakesTinyDecoder(size_t bytes, ptrdiff_t readable, size_t room, bool strict) {
+  return !strict && room >= static_cast<size_t>(kTinyPayloadBytes) &&
          TakesTinyDecoder(bytes, readable);
+}
+
+// Whether the span forms taking a buffer end offer `format`'s payloads to `kernel`'s decode_tiny
+// (SpanTakesTinyDecoder deciding which). 32-bit and bool formats always; 64-bit ones where the
+// kernel's descriptor says so (span_tiny_64bit): OSM ways' refs (a five-byte first value) read
+// about 3-4 % faster so on bmi2 and masked_vbyte_avx2, while avx512's bounded decoder takes every
+// 64-bit payload of up to 64 bytes down one path. The caller asks it before the size tests for a
+// 64-bit format, so that a kernel saying no meets no size test (it mispredicts on the refs, half
+// of which are under 16 bytes), and never reads the descriptor for a 32-bit one (a load per
+// payload in front of the tiles' decoder showed). Measurements: docs/kernels.md.
+inline bool SpanTinyTakesFormat(const KernelDescriptor& kernel, VarintFormat format) {
+  return !Is64BitFormat(format) || kernel.span_tiny_64bit;
 }
 
 // Whether a decode into a caller's span (or a PackedView chunk) first offers the payload to the
