@@ -175,19 +175,23 @@ inline int TryDecodeTinyInline(VarintFormat format, absl::string_view payload, v
 // decode_tiny's result for a span decode of `payload` whose caller vouches for the bytes up to
 // `buffer_end` (SpanTakesTinyDecoder), or -1 where it does not take the payload. Negative results
 // (declined, malformed) leave the payload to the span form without a buffer end, which decides.
-// The kernel's word on the format (SpanTinyTakesFormat) comes before the size tests: where it
-// keeps a format's payloads from decode_tiny, they all go to the bounded decoder without a size
-// test that would mispredict (half of OSM's refs are under 16 bytes); a 32-bit payload is sized
-// before the kernel is fetched.
+// A 64-bit format asks the kernel (SpanTinyTakesFormat) before the size tests, so that a kernel
+// saying no meets none (they mispredict on OSM's refs, half of which are under 16 bytes); a 32-bit
+// payload is sized before the kernel is fetched. Either way the kernel is fetched once.
 inline int TryDecodeTinyWithSlack(VarintFormat format, absl::string_view payload,
                                   const char* buffer_end, void* out, size_t cap,
                                   DecodeOptions options) {
-  if (Is64BitFormat(format) && !SpanTinyTakesFormat(ActiveKernel(), format)) return -1;
+  const KernelDescriptor* kernel = nullptr;
+  if (Is64BitFormat(format)) {
+    kernel = &ActiveKernel();
+    if (!SpanTinyTakesFormat(*kernel, format)) return -1;
+  }
   if (!SpanTakesTinyDecoder(payload.size(), buffer_end - payload.data(), cap, options.strict)) {
     return -1;
   }
+  if (kernel == nullptr) kernel = &ActiveKernel();
   const uint8_t* const p = reinterpret_cast<const uint8_t*>(payload.data());
-  return ActiveKernel().TinyDecoder(format)(p, p + payload.size(), out, kTinyPayloadBytes);
+  return kernel->TinyDecoder(format)(p, p + payload.size(), out, kTinyPayloadBytes);
 }
 
 // Out of line: decodes `payload` into out[0, cap) (elements of `format`'s output type) with the
