@@ -12,7 +12,9 @@
 //       a real corpus (testing/corpora/realdata_corpus.h), every message parsed into one reused
 //       message: upstream's ParseFromString, or pbaccel::ParseMessage (the generated parsers, with
 //       the kernel PBACCEL_KERNEL names or the automatic one); --mode=reuse parses each input into
-//       a message of its own, kept across the repetitions (realdata's "messages reused");
+//       a message of its own, kept across the repetitions (realdata's "messages reused"),
+//       --mode=fresh into a new message each time, --mode=arena into a new message on a new arena
+//       (realdata's modes of those names);
 //   instruction_counts --corpus=osm|tiles --data=DIR --decoder=view:pbaccel|view:protozero ...
 //       the zero-copy reads of every packed field (testing/corpora/realdata_views.h): FieldReader
 //       and DecodePacked* into a span, or protozero's pbf_reader and packed iterators;
@@ -38,8 +40,10 @@
 #include "absl/strings/string_view.h"
 #include "bench/packed_input.h"
 #include "bench/realdata_columns.h"
+#include "google/protobuf/arena.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "pbaccel/internal/kernel_registry.h"
+#include "pbaccel/internal/protobuf_compat.h"
 #include "pbaccel/pbaccel.h"
 #include "proto/osmformat.pb.h"
 #include "proto/profile.pb.h"
@@ -56,7 +60,9 @@ struct Options {
   std::string corpus;
   std::string data = "testing/data";
   std::string decoder = "upstream";
-  bool reuse = false;  // --mode=reuse: one message per input (realdata's "messages reused").
+  // realdata's modes: one message for the corpus ("stream"), one per input kept ("reuse"), a new
+  // one per parse ("fresh"), a new one on a new arena per parse ("arena").
+  std::string mode = "stream";
   long reps = 1;
 };
 
@@ -80,8 +86,8 @@ Options ParseOptions(int argc, char** argv) {
       continue;
     }
     if (value("--n=", &v) && absl::SimpleAtoi(v, &o.n)) continue;
-    if (value("--mode=", &v) && (v == "reuse" || v == "stream")) {
-      o.reuse = v == "reuse";
+    if (value("--mode=", &v) && (v == "reuse" || v == "stream" || v == "fresh" || v == "arena")) {
+      o.mode = v;
       continue;
     }
     if (value("--reps=", &v) && absl::SimpleAtoi(v, &o.reps) && o.reps >= 0) continue;
@@ -180,9 +186,14 @@ template <typename Message>
 int RunCorpus(const Options& o, const corpora::Corpus& corpus) {
   const bool upstream = o.decoder == "upstream";
   if (!upstream && o.decoder != "pbaccel") Fail("--decoder for a corpus: upstream or pbaccel");
-  // One message for the whole corpus (stream), or one per input (reuse).
-  std::vector<Message> messages(o.reuse ? corpus.messages.size() : 1);
-  const auto message_for = [&](size_t i) -> Message& { return messages[o.reuse ? i : 0]; };
+  // One message for the whole corpus (stream), or one per input (reuse); fresh and arena make
+  // theirs in the loop, and are checked in one message as stream is.
+  const bool reuse = o.mode == "reuse";
+  std::vector<Message> messages(reuse ? corpus.messages.size() : 1);
+  const auto message_for = [&](size_t i) -> Message& { return messages[reuse ? i : 0]; };
+  const auto parse = [&](const std::string& bytes, Message* message) {
+    return upstream ? message->ParseFromString(bytes) : ParseMessage(bytes, message).ok();
+  };
   for (size_t i = 0; i < corpus.messages.size(); ++i) {
     const std::string& bytes = corpus.messages[i];
     Message& message = message_for(i);
@@ -199,19 +210,24 @@ int RunCorpus(const Options& o, const corpora::Corpus& corpus) {
   for (long r = 0; r < o.reps; ++r) {
     for (size_t i = 0; i < corpus.messages.size(); ++i) {
       const std::string& bytes = corpus.messages[i];
-      Message& message = message_for(i);
-      if (upstream) {
-        if (!message.ParseFromString(bytes)) Fail("upstream rejected a message");
-      } else if (!ParseMessage(bytes, &message).ok()) {
-        Fail("pbaccel rejected a message");
+      bool ok;
+      if (o.mode == "fresh") {
+        Message message;
+        ok = parse(bytes, &message);
+      } else if (o.mode == "arena") {
+        google::protobuf::Arena arena;
+        ok = parse(bytes, internal::compat::CreateOnArena<Message>(&arena));
+      } else {
+        ok = parse(bytes, &message_for(i));
       }
+      if (!ok) Fail(std::string(upstream ? "upstream" : "pbaccel") + " rejected a message");
       ++parsed;
     }
   }
   std::printf(
       "corpus %s mode=%s decoder=%s kernel=%s reps=%ld bytes_per_rep=%zu messages=%zu "
       "parsed=%llu\n",
-      corpus.name.c_str(), o.reuse ? "reuse" : "stream", o.decoder.c_str(),
+      corpus.name.c_str(), o.mode.c_str(), o.decoder.c_str(),
       std::string(ActiveKernelName()).c_str(), o.reps, corpus.bytes(), corpus.messages.size(),
       static_cast<unsigned long long>(parsed));
   return 0;
