@@ -9,7 +9,9 @@
 // it; the test types 0, 1 and 3 also as their LITE_RUNTIME twins, test2lite/test3lite, whose only
 // pbaccel parser is the generated one, compared by re-serialization), or (4) a packed varint
 // payload (decoded by every kernel in every format, both modes and three output capacities,
-// compared with the scalar reference: same status, offset, count and values). Every message is
+// compared with the scalar reference: same status, offset, count and values; and, windows of it
+// inside the input, by the public span forms given a buffer end, every type under every kernel,
+// against the scalar kernel's span form without one: same status and values). Every message is
 // also decoded into Arrow columns (pbaccel::DecodeToArrow) under every supported kernel, as a batch
 // of itself and an empty record, failing the batch and with bad records made null, and checked
 // against upstream (testing/columnar_check.h). Any difference aborts. tools/make_fuzz_seeds.py
@@ -18,6 +20,7 @@
 //   ./bazelw build --config=fuzz //tests:message_fuzzer
 //   bazel-bin/tests/message_fuzzer -max_total_time=60 /tmp/corpus tests/fuzz_corpus
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -26,10 +29,14 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "google/protobuf/message.h"
 #include "pbaccel/internal/kernel_registry.h"
 #include "pbaccel/kernels.h"
+#include "pbaccel/packed_varint.h"
 #include "pbaccel/testing/columnar_check.h"
 #include "pbaccel/testing/differential.h"
 #include "proto/message_workloads.pb.h"
@@ -82,6 +89,89 @@ void CheckKernels(const uint8_t* data, size_t size) {
   }
 }
 
+// One type's span form given a buffer end (packed_varint.h) on `payload`, which lies in a buffer
+// ending at `buffer_end`, under the active kernel, against the span form without one under the
+// scalar kernel: the same status (code and message) and, when it succeeds, the same values.
+// Output spans: one value per payload byte and 16 more (room for decode_tiny's whole stores), the
+// reference's count exactly, and one short of it (refused alike).
+template <typename T, typename WithEnd, typename WithoutEnd>
+std::string CompareSpanForm(const char* type, absl::string_view payload, const char* buffer_end,
+                            absl::string_view kernel, WithEnd with_end, WithoutEnd without_end) {
+  const auto span = [](std::vector<uint64_t>* storage, size_t n) {
+    storage->assign(n / (8 / sizeof(T)) + 1, 0);
+    return absl::Span<T>(reinterpret_cast<T*>(storage->data()), n);
+  };
+  std::vector<uint64_t> want_storage, got_storage;
+  const size_t roomy = payload.size() + 16;
+  absl::StatusOr<size_t> want;
+  {
+    pbaccel::ScopedKernelOverride scalar("scalar");
+    want = without_end(payload, span(&want_storage, roomy));
+  }
+  std::vector<size_t> caps = {roomy};
+  if (want.ok()) caps.push_back(*want);
+  if (want.ok() && *want > 0) caps.push_back(*want - 1);
+  for (const size_t cap : caps) {
+    absl::StatusOr<size_t> expected = want;
+    std::vector<uint64_t> expected_storage = want_storage;
+    if (cap != roomy) {
+      pbaccel::ScopedKernelOverride scalar("scalar");
+      expected = without_end(payload, span(&expected_storage, cap));
+    }
+    const absl::StatusOr<size_t> got = with_end(payload, buffer_end, span(&got_storage, cap));
+    const bool same =
+        got.ok() == expected.ok() &&
+        (got.ok() ? *got == *expected && std::memcmp(got_storage.data(), expected_storage.data(),
+                                                     *got * sizeof(T)) == 0
+                  : got.status() == expected.status());
+    if (!same) {
+      return absl::StrCat(
+          "span form with a buffer end, kernel ", kernel, ", ", type, ", ", payload.size(),
+          "-byte payload with ", buffer_end - payload.data(), " bytes to the buffer end, room ",
+          cap, ": ", got.ok() ? absl::StrCat(*got, " values") : got.status().ToString(),
+          " against the scalar span form's ",
+          expected.ok() ? absl::StrCat(*expected, " values") : expected.status().ToString());
+    }
+  }
+  return "";
+}
+
+// The span forms given a buffer end, every type under every supported kernel, on windows of the
+// input whose buffer end is the input's end: the whole input, its first half, its first 16 bytes
+// and 16 bytes from a third in (payloads decode_tiny may take, with the rest of the input behind
+// them to read past into; the sanitizers see any read beyond the input), and a third of it from a
+// third in.
+std::string CheckSpanForms(const uint8_t* data, size_t size) {
+  const char* const begin = reinterpret_cast<const char*>(data);
+  const char* const end = begin + size;
+  const size_t third = size / 3;
+  const absl::string_view windows[] = {
+      absl::string_view(begin, size), absl::string_view(begin, size / 2),
+      absl::string_view(begin, std::min<size_t>(size, 16)),
+      absl::string_view(begin + third, std::min<size_t>(size - third, 16)),
+      absl::string_view(begin + third, third)};
+  for (absl::string_view kernel : pbaccel::SupportedKernels()) {
+    pbaccel::ScopedKernelOverride force(kernel);
+    for (const absl::string_view payload : windows) {
+#define PBACCEL_COMPARE_SPAN_FORM(Name, Format, T)                  \
+  {                                                                 \
+    std::string diff = CompareSpanForm<T>(                          \
+        #Name, payload, end, kernel,                                \
+        [](absl::string_view p, const char* e, absl::Span<T> out) { \
+          return pbaccel::DecodePacked##Name(p, e, out);            \
+        },                                                          \
+        [](absl::string_view p, absl::Span<T> out) {                \
+          return pbaccel::DecodePacked##Name(p, out);               \
+        });                                                         \
+    if (!diff.empty()) return diff;                                 \
+  }
+      PBACCEL_PACKED_VARINT_TYPES(PBACCEL_COMPARE_SPAN_FORM)
+#undef PBACCEL_COMPARE_SPAN_FORM
+    }
+  }
+  return "";
+}
+
 // DecodeToArrow against upstream on `bytes` (then an empty record, which some types reject:
 // required fields) under every supported kernel, both ways of handling a bad record.
 std::string CheckColumns(absl::string_view bytes, const google::protobuf::Message& prototype) {
@@ -123,6 +213,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   --size;
   if (kTypes[selector] == nullptr) {
     CheckKernels(data, size);
+    const std::string diff = CheckSpanForms(data, size);
+    if (!diff.empty()) {
+      std::fprintf(stderr, "%s\n", diff.c_str());
+      std::abort();
+    }
     return 0;
   }
   // The LITE_RUNTIME twins of the test types (the same schemas, package test2lite / test3lite).

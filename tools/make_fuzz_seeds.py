@@ -214,6 +214,15 @@ def main(out_dir, data_dir):
     seeds["payload_neg"] = b"\x04" + packed(neg)
     seeds["payload_overlong"] = b"\x04" + packed(small[:5]) + b"\x80" * 11 + b"\x01"
     seeds["payload_truncated"] = b"\x04" + packed(small[:30]) + b"\x80\x80"
+    # OSM ways' refs (sint64, delta coded): a five-byte node id, then deltas of one or two bytes,
+    # way after way, so that the payload's windows (the fuzzer's span-form check) start at a
+    # five-byte value with the rest of the input behind them, as a zero-copy read of ways does.
+    zigzag = lambda v: (v << 1) ^ (v >> 63)  # noqa: E731
+    refs = []
+    for way in range(6):
+        refs += [zigzag(4_000_000_000 + 977 * way)] + \
+            [zigzag(rng.randrange(-300, 300)) for _ in range(3 + 4 * way)]
+    seeds["payload_way_refs"] = b"\x04" + packed([r & ((1 << 64) - 1) for r in refs])
     seeds.update(real_data_seeds(data_dir))
     for name, data in seeds.items():
         with open(os.path.join(out_dir, name), "wb") as f:
