@@ -10,8 +10,9 @@
 // pbaccel parser is the generated one, compared by re-serialization), or (4) a packed varint
 // payload (decoded by every kernel in every format, both modes and three output capacities,
 // compared with the scalar reference: same status, offset, count and values; and, windows of it
-// inside the input, by the public span forms given a buffer end, every type under every kernel,
-// against the scalar kernel's span form without one: same status and values). Every message is
+// inside the input, by the public span forms given a buffer end and by PackedView, every type
+// under every kernel, against the scalar kernel's span form without one: same status and
+// values). Every message is
 // also decoded into Arrow columns (pbaccel::DecodeToArrow) under every supported kernel, as a batch
 // of itself and an empty record, failing the batch and with bad records made null, and checked
 // against upstream (testing/columnar_check.h). Any difference aborts. tools/make_fuzz_seeds.py
@@ -37,6 +38,7 @@
 #include "pbaccel/internal/kernel_registry.h"
 #include "pbaccel/kernels.h"
 #include "pbaccel/packed_varint.h"
+#include "pbaccel/packed_view.h"
 #include "pbaccel/testing/columnar_check.h"
 #include "pbaccel/testing/differential.h"
 #include "proto/message_workloads.pb.h"
@@ -136,11 +138,49 @@ std::string CompareSpanForm(const char* type, absl::string_view payload, const c
   return "";
 }
 
-// The span forms given a buffer end, every type under every supported kernel, on windows of the
-// input whose buffer end is the input's end: the whole input, its first half, its first 16 bytes
-// and 16 bytes from a third in (payloads decode_tiny may take, with the rest of the input behind
-// them to read past into; the sanitizers see any read beyond the input), and a third of it from a
-// third in.
+// PackedView's ForEach and iterator for type kType on `payload` under the active kernel, against
+// the scalar kernel's span form (`without_end`, as above): the same values when that succeeds;
+// when it fails, the same status from both (values decoded before the malformed chunk may have
+// been handed out).
+template <pbaccel::PackedType kType, typename WithoutEnd>
+std::string CompareView(const char* type, absl::string_view payload, absl::string_view kernel,
+                        WithoutEnd without_end) {
+  using T = typename pbaccel::PackedView<kType>::value_type;
+  std::vector<uint64_t> storage(payload.size() / (8 / sizeof(T)) + 1);
+  const absl::Span<T> span(reinterpret_cast<T*>(storage.data()), payload.size());
+  absl::StatusOr<size_t> want;
+  {
+    pbaccel::ScopedKernelOverride scalar("scalar");
+    want = without_end(payload, span);
+  }
+  const pbaccel::PackedView<kType> view(payload);
+  std::vector<T> each;
+  const absl::Status each_status = view.ForEach([&each](T v) { each.push_back(v); });
+  std::vector<T> iterated;
+  auto it = view.begin();
+  for (const auto stop = view.end(); it != stop; ++it) iterated.push_back(*it);
+  const absl::Status iterated_status = it.error();
+  const auto same = [&](const absl::Status& status, const std::vector<T>& values) {
+    if (!want.ok()) return status == want.status();
+    return status.ok() && values.size() == *want &&
+           std::equal(values.begin(), values.end(), span.begin());
+  };
+  const char* const form = !same(each_status, each)           ? "ForEach"
+                           : !same(iterated_status, iterated) ? "iterator"
+                                                              : nullptr;
+  if (form == nullptr) return "";
+  return absl::StrCat("PackedView's ", form, ", kernel ", kernel, ", ", type, ", ", payload.size(),
+                      "-byte payload: ", each.size(), " / ", iterated.size(), " values, ",
+                      each_status.ToString(), " / ", iterated_status.ToString(),
+                      ", against the scalar span form's ",
+                      want.ok() ? absl::StrCat(*want, " values") : want.status().ToString());
+}
+
+// The span forms given a buffer end and PackedView, every type under every supported kernel, on
+// windows of the input whose buffer end is the input's end: the whole input, its first half, its
+// first 16 bytes and 16 bytes from a third in (payloads decode_tiny may take, with the rest of the
+// input behind them to read past into; the sanitizers see any read beyond the input), and a third
+// of it from a third in.
 std::string CheckSpanForms(const uint8_t* data, size_t size) {
   const char* const begin = reinterpret_cast<const char*>(data);
   const char* const end = begin + size;
@@ -153,17 +193,21 @@ std::string CheckSpanForms(const uint8_t* data, size_t size) {
   for (absl::string_view kernel : pbaccel::SupportedKernels()) {
     pbaccel::ScopedKernelOverride force(kernel);
     for (const absl::string_view payload : windows) {
-#define PBACCEL_COMPARE_SPAN_FORM(Name, Format, T)                  \
-  {                                                                 \
-    std::string diff = CompareSpanForm<T>(                          \
-        #Name, payload, end, kernel,                                \
-        [](absl::string_view p, const char* e, absl::Span<T> out) { \
-          return pbaccel::DecodePacked##Name(p, e, out);            \
-        },                                                          \
-        [](absl::string_view p, absl::Span<T> out) {                \
-          return pbaccel::DecodePacked##Name(p, out);               \
-        });                                                         \
-    if (!diff.empty()) return diff;                                 \
+#define PBACCEL_COMPARE_SPAN_FORM(Name, Format, T)                                           \
+  {                                                                                          \
+    const auto without_end = [](absl::string_view p, absl::Span<T> out) {                    \
+      return pbaccel::DecodePacked##Name(p, out);                                            \
+    };                                                                                       \
+    std::string diff = CompareSpanForm<T>(                                                   \
+        #Name, payload, end, kernel,                                                         \
+        [](absl::string_view p, const char* e, absl::Span<T> out) {                          \
+          return pbaccel::DecodePacked##Name(p, e, out);                                     \
+        },                                                                                   \
+        without_end);                                                                        \
+    if (diff.empty()) {                                                                      \
+      diff = CompareView<pbaccel::PackedType::k##Name>(#Name, payload, kernel, without_end); \
+    }                                                                                        \
+    if (!diff.empty()) return diff;                                                          \
   }
       PBACCEL_PACKED_VARINT_TYPES(PBACCEL_COMPARE_SPAN_FORM)
 #undef PBACCEL_COMPARE_SPAN_FORM
