@@ -91,97 +91,98 @@ void CheckKernels(const uint8_t* data, size_t size) {
   }
 }
 
-// One type's span form given a buffer end (packed_varint.h) on `payload`, which lies in a buffer
-// ending at `buffer_end`, under the active kernel, against the span form without one under the
-// scalar kernel: the same status (code and message) and, when it succeeds, the same values.
-// Output spans: one value per payload byte and 16 more (room for decode_tiny's whole stores), the
-// reference's count exactly, and one short of it (refused alike).
-template <typename T, typename WithEnd, typename WithoutEnd>
-std::string CompareSpanForm(const char* type, absl::string_view payload, const char* buffer_end,
-                            absl::string_view kernel, WithEnd with_end, WithoutEnd without_end) {
-  const auto span = [](std::vector<uint64_t>* storage, size_t n) {
-    storage->assign(n / (8 / sizeof(T)) + 1, 0);
-    return absl::Span<T>(reinterpret_cast<T*>(storage->data()), n);
+// A span of n values of type T over `storage`, resized to hold them (zeroed).
+template <typename T>
+absl::Span<T> SpanOver(std::vector<uint64_t>* storage, size_t n) {
+  storage->assign(n * sizeof(T) / sizeof(uint64_t) + 1, 0);
+  return absl::Span<T>(reinterpret_cast<T*>(storage->data()), n);
+}
+
+// A decode's result against the reference's: the same status (code and message) and, where both
+// succeed, the same values (in the storages given).
+template <typename T>
+bool SameDecode(const absl::StatusOr<size_t>& got, const std::vector<uint64_t>& got_values,
+                const absl::StatusOr<size_t>& want, const std::vector<uint64_t>& want_values) {
+  if (got.ok() != want.ok()) return false;
+  if (!got.ok()) return got.status() == want.status();
+  return *got == *want && std::memcmp(got_values.data(), want_values.data(), *got * sizeof(T)) == 0;
+}
+
+std::string Describe(const absl::StatusOr<size_t>& r) {
+  return r.ok() ? absl::StrCat(*r, " values") : r.status().ToString();
+}
+
+// One varint type's public zero-copy forms on `payload`, which lies in a buffer ending at
+// `buffer_end`, under every supported kernel: the span form given the buffer end (`with_end`) and
+// PackedView's ForEach and iterator (kType), against the span form without it (`without_end`)
+// under the scalar kernel, computed once. Output spans of the span form: one value per payload
+// byte and 16 more (room for decode_tiny's whole stores), the reference's count exactly, and one
+// short of it (refused alike). PackedView must give the reference's values, or when the reference
+// fails its status (values decoded before the malformed chunk may have been handed out).
+template <typename T, pbaccel::PackedType kType, typename WithEnd, typename WithoutEnd>
+std::string CompareZeroCopyForms(const char* type, absl::string_view payload,
+                                 const char* buffer_end, WithEnd with_end, WithoutEnd without_end) {
+  struct Reference {
+    size_t room;
+    absl::StatusOr<size_t> result;
+    std::vector<uint64_t> values;
   };
-  std::vector<uint64_t> want_storage, got_storage;
-  const size_t roomy = payload.size() + 16;
-  absl::StatusOr<size_t> want;
+  std::vector<Reference> references;
   {
     pbaccel::ScopedKernelOverride scalar("scalar");
-    want = without_end(payload, span(&want_storage, roomy));
+    const auto decode = [&](size_t room) {
+      Reference r{room, 0, {}};
+      r.result = without_end(payload, SpanOver<T>(&r.values, room));
+      references.push_back(std::move(r));
+    };
+    decode(payload.size() + 16);
+    const absl::StatusOr<size_t> count = references[0].result;
+    if (count.ok()) decode(*count);
+    if (count.ok() && *count > 0) decode(*count - 1);
   }
-  std::vector<size_t> caps = {roomy};
-  if (want.ok()) caps.push_back(*want);
-  if (want.ok() && *want > 0) caps.push_back(*want - 1);
-  for (const size_t cap : caps) {
-    absl::StatusOr<size_t> expected = want;
-    std::vector<uint64_t> expected_storage = want_storage;
-    if (cap != roomy) {
-      pbaccel::ScopedKernelOverride scalar("scalar");
-      expected = without_end(payload, span(&expected_storage, cap));
+  const Reference& roomy = references[0];
+  std::vector<uint64_t> got_values;
+  for (absl::string_view kernel : pbaccel::SupportedKernels()) {
+    pbaccel::ScopedKernelOverride force(kernel);
+    for (const Reference& want : references) {
+      const absl::StatusOr<size_t> got =
+          with_end(payload, buffer_end, SpanOver<T>(&got_values, want.room));
+      if (!SameDecode<T>(got, got_values, want.result, want.values)) {
+        return absl::StrCat("span form with a buffer end, kernel ", kernel, ", ", type, ", ",
+                            payload.size(), "-byte payload with ", buffer_end - payload.data(),
+                            " bytes to the buffer end, room ", want.room, ": ", Describe(got),
+                            " against the scalar span form's ", Describe(want.result));
+      }
     }
-    const absl::StatusOr<size_t> got = with_end(payload, buffer_end, span(&got_storage, cap));
-    const bool same =
-        got.ok() == expected.ok() &&
-        (got.ok() ? *got == *expected && std::memcmp(got_storage.data(), expected_storage.data(),
-                                                     *got * sizeof(T)) == 0
-                  : got.status() == expected.status());
-    if (!same) {
-      return absl::StrCat(
-          "span form with a buffer end, kernel ", kernel, ", ", type, ", ", payload.size(),
-          "-byte payload with ", buffer_end - payload.data(), " bytes to the buffer end, room ",
-          cap, ": ", got.ok() ? absl::StrCat(*got, " values") : got.status().ToString(),
-          " against the scalar span form's ",
-          expected.ok() ? absl::StrCat(*expected, " values") : expected.status().ToString());
-    }
+    const pbaccel::PackedView<kType> view(payload);
+    std::vector<T> each;
+    const absl::Status each_status = view.ForEach([&each](T v) { each.push_back(v); });
+    std::vector<T> iterated;
+    auto it = view.begin();
+    for (const auto stop = view.end(); it != stop; ++it) iterated.push_back(*it);
+    const auto view_diff = [&](const char* form, const absl::Status& status,
+                               const std::vector<T>& values) -> std::string {
+      std::vector<uint64_t> storage;
+      std::copy(values.begin(), values.end(), SpanOver<T>(&storage, values.size()).begin());
+      const absl::StatusOr<size_t> got =
+          status.ok() ? absl::StatusOr<size_t>(values.size()) : absl::StatusOr<size_t>(status);
+      if (SameDecode<T>(got, storage, roomy.result, roomy.values)) return "";
+      return absl::StrCat("PackedView's ", form, ", kernel ", kernel, ", ", type, ", ",
+                          payload.size(), "-byte payload: ", Describe(got),
+                          ", against the scalar span form's ", Describe(roomy.result));
+    };
+    std::string diff = view_diff("ForEach", each_status, each);
+    if (diff.empty()) diff = view_diff("iterator", it.error(), iterated);
+    if (!diff.empty()) return diff;
   }
   return "";
 }
 
-// PackedView's ForEach and iterator for type kType on `payload` under the active kernel, against
-// the scalar kernel's span form (`without_end`, as above): the same values when that succeeds;
-// when it fails, the same status from both (values decoded before the malformed chunk may have
-// been handed out).
-template <pbaccel::PackedType kType, typename WithoutEnd>
-std::string CompareView(const char* type, absl::string_view payload, absl::string_view kernel,
-                        WithoutEnd without_end) {
-  using T = typename pbaccel::PackedView<kType>::value_type;
-  std::vector<uint64_t> storage(payload.size() / (8 / sizeof(T)) + 1);
-  const absl::Span<T> span(reinterpret_cast<T*>(storage.data()), payload.size());
-  absl::StatusOr<size_t> want;
-  {
-    pbaccel::ScopedKernelOverride scalar("scalar");
-    want = without_end(payload, span);
-  }
-  const pbaccel::PackedView<kType> view(payload);
-  std::vector<T> each;
-  const absl::Status each_status = view.ForEach([&each](T v) { each.push_back(v); });
-  std::vector<T> iterated;
-  auto it = view.begin();
-  for (const auto stop = view.end(); it != stop; ++it) iterated.push_back(*it);
-  const absl::Status iterated_status = it.error();
-  const auto same = [&](const absl::Status& status, const std::vector<T>& values) {
-    if (!want.ok()) return status == want.status();
-    return status.ok() && values.size() == *want &&
-           std::equal(values.begin(), values.end(), span.begin());
-  };
-  const char* const form = !same(each_status, each)           ? "ForEach"
-                           : !same(iterated_status, iterated) ? "iterator"
-                                                              : nullptr;
-  if (form == nullptr) return "";
-  return absl::StrCat("PackedView's ", form, ", kernel ", kernel, ", ", type, ", ", payload.size(),
-                      "-byte payload: ", each.size(), " / ", iterated.size(), " values, ",
-                      each_status.ToString(), " / ", iterated_status.ToString(),
-                      ", against the scalar span form's ",
-                      want.ok() ? absl::StrCat(*want, " values") : want.status().ToString());
-}
-
-// The span forms given a buffer end and PackedView, every type under every supported kernel, on
-// windows of the input whose buffer end is the input's end: the whole input, its first half, its
-// first 16 bytes and 16 bytes from a third in (payloads decode_tiny may take, with the rest of the
-// input behind them to read past into; the sanitizers see any read beyond the input), and a third
-// of it from a third in.
-std::string CheckSpanForms(const uint8_t* data, size_t size) {
+// The public zero-copy forms (CompareZeroCopyForms), every varint type, on windows of the input
+// whose buffer end is the input's end: the whole input, its first half, its first 16 bytes and 16
+// bytes from a third in (payloads decode_tiny may take, with the rest of the input behind them to
+// read past into; the sanitizers see any read beyond the input), and a third of it from a third in.
+std::string CheckZeroCopyForms(const uint8_t* data, size_t size) {
   const char* const begin = reinterpret_cast<const char*>(data);
   const char* const end = begin + size;
   const size_t third = size / 3;
@@ -190,28 +191,21 @@ std::string CheckSpanForms(const uint8_t* data, size_t size) {
       absl::string_view(begin, std::min<size_t>(size, 16)),
       absl::string_view(begin + third, std::min<size_t>(size - third, 16)),
       absl::string_view(begin + third, third)};
-  for (absl::string_view kernel : pbaccel::SupportedKernels()) {
-    pbaccel::ScopedKernelOverride force(kernel);
-    for (const absl::string_view payload : windows) {
-#define PBACCEL_COMPARE_SPAN_FORM(Name, Format, T)                                           \
-  {                                                                                          \
-    const auto without_end = [](absl::string_view p, absl::Span<T> out) {                    \
-      return pbaccel::DecodePacked##Name(p, out);                                            \
-    };                                                                                       \
-    std::string diff = CompareSpanForm<T>(                                                   \
-        #Name, payload, end, kernel,                                                         \
-        [](absl::string_view p, const char* e, absl::Span<T> out) {                          \
-          return pbaccel::DecodePacked##Name(p, e, out);                                     \
-        },                                                                                   \
-        without_end);                                                                        \
-    if (diff.empty()) {                                                                      \
-      diff = CompareView<pbaccel::PackedType::k##Name>(#Name, payload, kernel, without_end); \
-    }                                                                                        \
-    if (!diff.empty()) return diff;                                                          \
+  for (const absl::string_view payload : windows) {
+#define PBACCEL_COMPARE_ZERO_COPY_FORMS(Name, Format, T)                      \
+  {                                                                           \
+    std::string diff = CompareZeroCopyForms<T, pbaccel::PackedType::k##Name>( \
+        #Name, payload, end,                                                  \
+        [](absl::string_view p, const char* e, absl::Span<T> out) {           \
+          return pbaccel::DecodePacked##Name(p, e, out);                      \
+        },                                                                    \
+        [](absl::string_view p, absl::Span<T> out) {                          \
+          return pbaccel::DecodePacked##Name(p, out);                         \
+        });                                                                   \
+    if (!diff.empty()) return diff;                                           \
   }
-      PBACCEL_PACKED_VARINT_TYPES(PBACCEL_COMPARE_SPAN_FORM)
-#undef PBACCEL_COMPARE_SPAN_FORM
-    }
+    PBACCEL_PACKED_VARINT_TYPES(PBACCEL_COMPARE_ZERO_COPY_FORMS)
+#undef PBACCEL_COMPARE_ZERO_COPY_FORMS
   }
   return "";
 }
@@ -257,7 +251,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   --size;
   if (kTypes[selector] == nullptr) {
     CheckKernels(data, size);
-    const std::string diff = CheckSpanForms(data, size);
+    const std::string diff = CheckZeroCopyForms(data, size);
     if (!diff.empty()) {
       std::fprintf(stderr, "%s\n", diff.c_str());
       std::abort();

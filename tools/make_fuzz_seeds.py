@@ -36,6 +36,11 @@ def field(number, wire_type, payload=b""):
     return tag + payload
 
 
+def zigzag(v):
+    """sint32/sint64's encoding of v (|v| < 2**63) as an unsigned value."""
+    return (v << 1) ^ (v >> 63)
+
+
 def packed(values):
     return b"".join(varint(v) for v in values)
 
@@ -217,12 +222,11 @@ def main(out_dir, data_dir):
     # OSM ways' refs (sint64, delta coded): a five-byte node id, then deltas of one or two bytes,
     # way after way, so that the payload's windows (the fuzzer's span-form check) start at a
     # five-byte value with the rest of the input behind them, as a zero-copy read of ways does.
-    zigzag = lambda v: (v << 1) ^ (v >> 63)  # noqa: E731
     refs = []
     for way in range(6):
         refs += [zigzag(4_000_000_000 + 977 * way)] + \
             [zigzag(rng.randrange(-300, 300)) for _ in range(3 + 4 * way)]
-    seeds["payload_way_refs"] = b"\x04" + packed([r & ((1 << 64) - 1) for r in refs])
+    seeds["payload_way_refs"] = b"\x04" + packed(refs)
     seeds.update(real_data_seeds(data_dir))
     for name, data in seeds.items():
         with open(os.path.join(out_dir, name), "wb") as f:
