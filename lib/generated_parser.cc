@@ -126,15 +126,16 @@ int DecodeShort(const char* p, const char* end, typename FormatTraits<F>::Out* o
   return static_cast<int>(out - first);
 }
 
-// A payload on the short path (size_policy.h) that decode_tiny did not take, appended to `f`: room
-// for one value per byte and the kernel's bounded_tiny_spare_values more (at least
-// kTinyPayloadBytes; geometric growth keeps that bounded by the input) is reserved once and the
-// values are decoded straight into the spare capacity (no count pass, no status), by the kernel's
-// bounded tiny decoder (which may store whole groups into the spare values), the kernel itself or
-// DecodeShort, as size_policy.h's ShortTriesBoundedTiny and ShortGoesToKernel choose. The room is
-// inside the field's size while they write it, as in ParseTinyOrShortPacked.
+// A payload on the short path (size_policy.h) that decode_tiny did not take, appended to `f`, with
+// `readable` bytes of the input from its first byte: room for one value per byte and the kernel's
+// bounded_tiny_spare_values more (at least kTinyPayloadBytes; geometric growth keeps that bounded
+// by the input) is reserved once and the values are decoded straight into the spare capacity (no
+// count pass, no status), by the kernel's window decoder or its bounded tiny decoder (either may
+// store whole groups into the spare values), the kernel itself or DecodeShort, as size_policy.h's
+// ShortTakesWindowDecoder, ShortTriesBoundedTiny and ShortGoesToKernel choose. The room is inside
+// the field's size while they write it, as in ParseTinyOrShortPacked.
 template <VarintFormat F>
-ABSL_ATTRIBUTE_NOINLINE bool ParseShortPacked(const char* p, const char* end,
+ABSL_ATTRIBUTE_NOINLINE bool ParseShortPacked(const char* p, const char* end, ptrdiff_t readable,
                                               RepeatedField<typename FormatTraits<F>::Out>* f) {
   const int n = static_cast<int>(end - p);  // At most kShortPackedBytes: no overflow.
   if (n == 0) return true;
@@ -147,9 +148,15 @@ ABSL_ATTRIBUTE_NOINLINE bool ParseShortPacked(const char* p, const char* end,
   const auto* const begin = reinterpret_cast<const uint8_t*>(p);
   const auto* const stop = reinterpret_cast<const uint8_t*>(end);
   const size_t bytes = static_cast<size_t>(n);
-  int count = internal::ShortTriesBoundedTiny(bytes)  // Values decoded, or < 0 if malformed.
-                  ? kernel.DecodeTinyBounded(F, begin, stop, out, static_cast<size_t>(room))
-                  : internal::kTinyUnhandled;
+  const internal::TinyDecodeFn window = kernel.WindowDecoder(F);
+  int count;  // Values decoded, or < 0 if malformed.
+  if (window != nullptr && internal::ShortTakesWindowDecoder(bytes, readable)) {
+    count = window(begin, stop, out, room);
+  } else {
+    count = internal::ShortTriesBoundedTiny(bytes)
+                ? kernel.DecodeTinyBounded(F, begin, stop, out, static_cast<size_t>(room))
+                : internal::kTinyUnhandled;
+  }
   if (count == internal::kTinyUnhandled) {
     if (internal::ShortGoesToKernel(kernel, bytes)) {
       const internal::DecodeResult r = kernel.Decoder(F, false)(begin, stop, out, n, 0);
@@ -182,7 +189,7 @@ inline bool ParseTinyOrShortPacked(const char* p, const char* end,
                                    const Context& ctx) {
   const size_t n = static_cast<size_t>(end - p);
   if (!internal::TakesTinyDecoder(n, ctx.readable_end() - p)) {
-    return ParseShortPacked<F>(p, end, f);
+    return ParseShortPacked<F>(p, end, ctx.readable_end() - p, f);
   }
   if (f->Capacity() - f->size() < internal::kTinyPayloadBytes) ReserveTinyRoom(f);
   const int count = internal::ActiveKernel().TinyDecoder(F)(
@@ -192,7 +199,7 @@ inline bool ParseTinyOrShortPacked(const char* p, const char* end,
   f->Truncate(f->size() - internal::kTinyPayloadBytes + (count >= 0 ? count : 0));
   if (ABSL_PREDICT_TRUE(count >= 0)) return true;
   if (count == internal::kTinyMalformed) return false;
-  return ParseShortPacked<F>(p, end, f);
+  return ParseShortPacked<F>(p, end, ctx.readable_end() - p, f);
 }
 
 }  // namespace

@@ -101,12 +101,12 @@ constexpr bool SplitTakesAvx512(VarintFormat format) {
   return format == VarintFormat::kSInt64 || format == VarintFormat::kDeltaUInt64;
 }
 
-// avx512_bmi2: avx512's decoders (block, tiny, bounded tiny) for the formats SplitTakesAvx512
-// names, bmi2's for the others; avx512's terminator count and sizers, and its other settings
-// (both kernels hand short payloads to their decoders; the span forms' choice for 64-bit tiny
-// payloads is avx512's, whose decoders take sint64, OSM's; the spare room offered is the larger
-// of the two). Not a kernel of its own code, so not a row of parsers/kernels.bzl: every function in
-// it is one of those two kernels', tested under them and, through this entry, together.
+// avx512_bmi2: avx512's decoders (block, tiny, bounded tiny, window) for the formats
+// SplitTakesAvx512 names, bmi2's for the others; avx512's terminator count and sizers, and its
+// other settings (both kernels hand short payloads to their decoders; the spare room offered is
+// the larger of the two). Not a kernel of its own code, so not a row of parsers/kernels.bzl:
+// every function in it is one of those two kernels', tested under them and, through this entry,
+// together.
 KernelDescriptor SplitByFormat(const KernelDescriptor& avx512, const KernelDescriptor& bmi2,
                                const char* name, const char* summary) {
   KernelDescriptor k = avx512;
@@ -118,6 +118,7 @@ KernelDescriptor SplitByFormat(const KernelDescriptor& avx512, const KernelDescr
     k.decode[f][1] = from.decode[f][1];
     k.decode_tiny[f] = from.decode_tiny[f];
     k.decode_tiny_bounded[f] = from.decode_tiny_bounded[f];
+    k.decode_window[f] = from.decode_window[f];
   }
   if (bmi2.bounded_tiny_spare_values > k.bounded_tiny_spare_values) {
     k.bounded_tiny_spare_values = bmi2.bounded_tiny_spare_values;

@@ -1008,7 +1008,8 @@ size_t CountTerminatorsAvx512(const uint8_t* p, const uint8_t* end) {
 
 extern const KernelDescriptor kAvx512Kernel;
 const KernelDescriptor kAvx512Kernel = MakeKernelDescriptor<
-    Avx512Decoder, Avx512Sizer, Avx512TinyDecoder, Avx512BoundedTinyDecoder>(
+    Avx512Decoder, Avx512Sizer, Avx512TinyDecoder, Avx512BoundedTinyDecoder,
+    Avx512BoundedTinyDecoder>(
     "avx512",
     "AVX-512 VBMI/VBMI2: 64-byte blocks, vpcompressb end offsets, vpermb gather, 16 (8) varints "
     "per step; all-one-byte blocks zero-extended; strict-mode range failures and 5+-byte bools "

@@ -114,6 +114,8 @@ template <VarintFormat F>
 using Bmi2TinyDecoder = WholeStepTiny<Bmi2Bits>::Decoder<F>;
 template <VarintFormat F>
 using Bmi2BoundedTinyDecoder = WholeStepBoundedTiny<Bmi2Bits, Bmi2Decoder>::Decoder<F>;
+template <VarintFormat F>
+using Bmi2WindowDecoder = WholeStepWindow<Bmi2Bits>::Decoder<F>;
 
 size_t CountTerminatorsPopcnt(const uint8_t* p, const uint8_t* end) {
   const uint8_t* const begin = p;
@@ -136,8 +138,8 @@ size_t CountTerminatorsPopcnt(const uint8_t* p, const uint8_t* end) {
 }  // namespace
 
 extern const KernelDescriptor kBmi2Kernel;
-const KernelDescriptor kBmi2Kernel = MakeKernelDescriptor<Bmi2Decoder, ScalarSizer, Bmi2TinyDecoder,
-                                                          Bmi2BoundedTinyDecoder>(
+const KernelDescriptor kBmi2Kernel = MakeKernelDescriptor<
+    Bmi2Decoder, ScalarSizer, Bmi2TinyDecoder, Bmi2BoundedTinyDecoder, Bmi2WindowDecoder>(
     "bmi2",
     "BMI2 SFVInt: fixed 8-byte steps, PEXT of the continuation bits indexes a compile-time table "
     "of bit fields, one PEXT packs the step's payload, AVX2 shifts cut 8 slots; varints up to 10 "
@@ -145,10 +147,7 @@ const KernelDescriptor kBmi2Kernel = MakeKernelDescriptor<Bmi2Decoder, ScalarSiz
     &CountTerminatorsPopcnt, kDefaultInlineBelowBytes,
     // Generated parsers' short fields (up to 128 bytes): the kernel beat their SSE2 loop on each
     // kind of real field (docs/kernels.md, "Size thresholds").
-    /*short_payloads_direct=*/true,
-    // 64-bit span payloads with a buffer end to decode_tiny: OSM's zero-copy read about 3-4 %
-    // faster in five of six code placements (docs/kernels.md, "The span forms given a buffer end").
-    /*span_tiny_64bit=*/true);
+    /*short_payloads_direct=*/true);
 
 }  // namespace internal
 }  // namespace pbaccel

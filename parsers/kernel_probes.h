@@ -26,6 +26,8 @@ extern thread_local uint64_t lane_payloads;
 // Short payloads of 64-bit fields (16 to 64 bytes) decoded from registers read whole by the AVX2
 // kernels' bounded tiny decoder (parsers/short_payloads_avx2-inl.h).
 extern thread_local uint64_t register_payloads;
+// Payloads decoded by the AVX2 kernels' window decoder (parsers/short_payloads_avx2-inl.h).
+extern thread_local uint64_t window_payloads;
 // 8-byte steps of the block decoder's step loop (parsers/step_loop_avx2-inl.h).
 extern thread_local uint64_t step_loop_steps;
 // Runs of one-byte varints widened by SVE's predicated loads (parsers/sve_runs-inl.h).

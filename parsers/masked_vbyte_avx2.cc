@@ -104,12 +104,15 @@ using WholeStepTinyDecoder = WholeStepTiny<PortableBits>::Decoder<F>;
 template <VarintFormat F>
 using WholeStepBoundedTinyDecoder =
     WholeStepBoundedTiny<PortableBits, MaskedVbyteAvx2Decoder>::Decoder<F>;
+template <VarintFormat F>
+using WholeStepWindowDecoder = WholeStepWindow<PortableBits>::Decoder<F>;
 
 }  // namespace
 
 extern const KernelDescriptor kMaskedVbyteAvx2Kernel;
 const KernelDescriptor kMaskedVbyteAvx2Kernel = MakeKernelDescriptor<
-    MaskedVbyteAvx2Decoder, SseSizer, WholeStepTinyDecoder, WholeStepBoundedTinyDecoder>(
+    MaskedVbyteAvx2Decoder, SseSizer, WholeStepTinyDecoder, WholeStepBoundedTinyDecoder,
+    WholeStepWindowDecoder>(
     "masked_vbyte_avx2",
     "bmi2's 8-byte steps with PEXT replaced by multiply-adds and masks, for every format; 32-bit "
     "payloads of 256+ bytes of mostly 5-byte varints (first 64 bytes: at most 14 ends, none over "
@@ -118,10 +121,7 @@ const KernelDescriptor kMaskedVbyteAvx2Kernel = MakeKernelDescriptor<
     &CountTerminators, kDefaultInlineBelowBytes,
     // Generated parsers' short fields (up to 128 bytes) that the bounded tiny decoder leaves: the
     // kernel beat their SSE2 loop on tiles (docs/kernels.md, "Size thresholds").
-    /*short_payloads_direct=*/true,
-    // 64-bit span payloads with a buffer end to decode_tiny: OSM's zero-copy read about 3-4 %
-    // faster in five of six code placements (docs/kernels.md, "The span forms given a buffer end").
-    /*span_tiny_64bit=*/true);
+    /*short_payloads_direct=*/true);
 
 }  // namespace internal
 }  // namespace pbaccel

@@ -107,6 +107,23 @@ __attribute__((always_inline)) inline WholePayload LoadWholePayload(const uint8_
               (uint64_t{static_cast<uint32_t>(_mm256_movemask_epi8(high))} << 32)};
 }
 
+// The payload of n bytes (1 <= n <= 64) whose varints are all one or two bytes, given in two
+// registers (`low`: bytes 0-31, `high`: bytes 32-63, anything past the payload), in 16-byte steps
+// (two_byte_steps_avx2-inl.h), the bytes past it made continuations. Stores as TwoByteSteps does.
+template <VarintFormat F, class Bits>
+__attribute__((always_inline)) inline void TwoByteStepsFromRegisters(
+    __m256i low, __m256i high, int n, typename FormatTraits<F>::Out* out) {
+  const __m128i bytes[4] = {_mm256_castsi256_si128(low), _mm256_extracti128_si256(low, 1),
+                            _mm256_castsi256_si128(high), _mm256_extracti128_si256(high, 1)};
+  TwoByteSteps<F, Bits> steps{out};
+  const int last = (n - 1) / 16;
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; ++j) {
+    if (j > last) break;
+    steps.Step(j < last ? bytes[j] : PastPayloadContinues(bytes[j], n - 16 * j));
+  }
+}
+
 // decode_tiny_bounded: StepBoundedTiny over WholeStepPayloads, except for 64-bit payloads (no
 // running sum) of 16 to 64 bytes whose varints are all at most five bytes, where the caller offers
 // the spare slots: those are read once into registers (LoadWholePayload) and decoded from them,
@@ -139,7 +156,7 @@ struct WholeStepBoundedTiny {
           if (more == 0) {
             StoreOneByteRun<F>(p, n, out);
           } else if (AllVarintsUpToTwoBytes(more)) {
-            TwoByteStepsFrom(whole, n, out);
+            TwoByteStepsFromRegisters<F, Bits>(whole.low, whole.high, n, out);
           } else {
             VarintLanes<F, 5>::Payload(whole.low, whole.high, n, more, out);
           }
@@ -149,27 +166,64 @@ struct WholeStepBoundedTiny {
       return Base::Run(p, end, out_void, room);
     }
 
-    // The payload's 16-byte steps (two_byte_steps_sse41-inl.h) from its registers, the bytes past
-    // it made continuations.
-    __attribute__((always_inline)) static void TwoByteStepsFrom(const WholePayload& whole, int n,
-                                                                Out* out) {
-      const __m128i bytes[4] = {
-          _mm256_castsi256_si128(whole.low), _mm256_extracti128_si256(whole.low, 1),
-          _mm256_castsi256_si128(whole.high), _mm256_extracti128_si256(whole.high, 1)};
-      TwoByteSteps<F, Bits> steps{out};
-      const int last = (n - 1) / 16;
-#pragma GCC unroll 4
-      for (int j = 0; j < 4; ++j) {
-        if (j > last) break;
-        steps.Step(j < last ? bytes[j] : PastPayloadContinues(bytes[j], n - 16 * j));
-      }
-    }
-
     static constexpr TinyDecodeFn Entry() {
       if constexpr (kLaneFormat<F>) {
         return &Run;
       } else {
         return Base::kRun;
+      }
+    }
+    static constexpr TinyDecodeFn kRun = Entry();
+  };
+};
+
+// decode_window (kernel_abi.h): the 64 bytes from the payload's start in two loads, their
+// continuation bits cut to the payload's, then the payload decoded from those registers the ways
+// WholeStepBoundedTiny's registers are: a 64-bit format's varints of at most five bytes in 32-bit
+// lanes, every such payload (also one of one- and two-byte varints: one way for all of OSM's refs,
+// no branch on their shape); another format's one-byte varints widened, one- and two-byte ones in
+// 16-byte steps, others in 8-byte steps (from memory, reading only the payload). Bytes past the
+// payload reach only lanes and slots that no value takes. Declines a 64-bit payload with a varint
+// over five bytes and any other with one over ten. No reading the payload exactly, no page test:
+// that is what it saves the bounded decoder's callers that can vouch for 64 bytes.
+template <class Bits>
+struct WholeStepWindow {
+  template <VarintFormat F>
+  struct Decoder {
+    using Out = typename FormatTraits<F>::Out;
+
+    static int Run(const uint8_t* p, const uint8_t* end, void* out_void, int /*room*/) {
+      const int n = static_cast<int>(end - p);
+      const __m256i low = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+      const __m256i high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32));
+      const uint64_t more = (static_cast<uint32_t>(_mm256_movemask_epi8(low)) |
+                             (uint64_t{static_cast<uint32_t>(_mm256_movemask_epi8(high))} << 32)) &
+                            PayloadBytes(n);
+      if (((more >> (n - 1)) & 1) != 0) return kTinyMalformed;  // Ends inside a varint.
+      Out* const out = static_cast<Out*>(out_void);
+      if constexpr (kLaneFormat<F>) {
+        if (!VarintLanes<F, 5>::Takes(more)) return kTinyUnhandled;
+        PBACCEL_KERNEL_PROBE(window_payloads);
+        VarintLanes<F, 5>::Payload(low, high, n, more, out);
+      } else {
+        if (HasVarintLongerThan<10>(more)) return kTinyUnhandled;
+        PBACCEL_KERNEL_PROBE(window_payloads);
+        if (more == 0) {
+          StoreOneByteRun<F>(p, n, out);
+        } else if (AllVarintsUpToTwoBytes(more)) {
+          TwoByteStepsFromRegisters<F, Bits>(low, high, n, out);
+        } else {
+          WholeSteps<F, Bits>{out}.Payload(p, n, LoadLittleEndian64(p));
+        }
+      }
+      return VarintsEndingIn(more, n);
+    }
+
+    static constexpr TinyDecodeFn Entry() {
+      if constexpr (FormatTraits<F>::kDelta) {
+        return nullptr;
+      } else {
+        return &Run;
       }
     }
     static constexpr TinyDecodeFn kRun = Entry();

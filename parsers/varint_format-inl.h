@@ -140,18 +140,26 @@ struct NoBoundedTinyDecoder {
   static constexpr uint32_t kSpareValues = 0;
 };
 
+// A kernel without a window decoder (kernel_abi.h): every entry null. A window decoder entry has
+// its kRun.
+template <VarintFormat>
+struct NoWindowDecoder {
+  static constexpr TinyDecodeFn kRun = nullptr;
+};
+
 // Builds a kernel's descriptor from its decoder and sizer templates: Decoder<F, kStrict>::Run must
 // have the DecodeFn signature. Every format and both modes are instantiated here, in one place, so
 // a kernel cannot forget one. Sizer<S>::Run has the SizeFn signature for each SizeFormat S, and
 // Tiny<F>::Run the TinyDecodeFn one (TinyDecoder, tiny_payload-inl.h, unless the kernel has its
-// own); BoundedTiny<F>::kRun is the bounded tiny decoder's entry (a TinyDecodeFn or null).
+// own); BoundedTiny<F>::kRun is the bounded tiny decoder's entry and Window<F>::kRun the window
+// decoder's (each a TinyDecodeFn or null).
 template <template <VarintFormat, bool> class Decoder, template <SizeFormat> class Sizer,
           template <VarintFormat> class Tiny = TinyDecoder,
-          template <VarintFormat> class BoundedTiny = NoBoundedTinyDecoder>
+          template <VarintFormat> class BoundedTiny = NoBoundedTinyDecoder,
+          template <VarintFormat> class Window = NoWindowDecoder>
 constexpr KernelDescriptor MakeKernelDescriptor(
     const char* name, const char* summary, CountFn count_terminators,
-    uint32_t inline_below_bytes = kDefaultInlineBelowBytes, bool short_payloads_direct = false,
-    bool span_tiny_64bit = false) {
+    uint32_t inline_below_bytes = kDefaultInlineBelowBytes, bool short_payloads_direct = false) {
   using F = VarintFormat;
   using S = SizeFormat;
   return KernelDescriptor{
@@ -181,6 +189,8 @@ constexpr KernelDescriptor MakeKernelDescriptor(
       inline_below_bytes,
       short_payloads_direct,
       BoundedTiny<F::kUInt32>::kSpareValues,
-      span_tiny_64bit,
+      {Window<F::kInt32>::kRun, Window<F::kUInt32>::kRun, Window<F::kSInt32>::kRun,
+       Window<F::kInt64>::kRun, Window<F::kUInt64>::kRun, Window<F::kSInt64>::kRun,
+       Window<F::kBool>::kRun, Window<F::kDeltaUInt32>::kRun, Window<F::kDeltaUInt64>::kRun},
   };
 }

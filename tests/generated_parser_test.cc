@@ -520,27 +520,36 @@ TEST_P(GeneratedPackedTest, TinyPayloadsTakeTheKernelsTinyDecoder) {
   }
 }
 
-// Payloads of kTinyPayloadBytes + 1 to kBoundedTinyPayloadBytes go to the active kernel's bounded
-// tiny decoder (ScopedCountingBoundedTinyDecoder counts the calls; where the kernel has none, the
-// kernel or the SSE2 loop decodes), at the input's end too (it reads only the payload); a longer
-// payload does not. All parse as upstream.
-TEST_P(GeneratedPackedTest, PayloadsUpTo64BytesTakeTheBoundedTinyDecoder) {
-  testing::ScopedCountingBoundedTinyDecoder counting(VarintFormat::kUInt32);
+// Payloads of kTinyPayloadBytes + 1 to kBoundedTinyPayloadBytes go to the active kernel's window
+// decoder where it has one and the input goes on for kWindowReadableBytes from the payload's start
+// (eight doubles after it), else to its bounded tiny decoder (ScopedCountingWindowDecoder and
+// ScopedCountingBoundedTinyDecoder count the calls; where the kernel has neither, the kernel or
+// the SSE2 loop decodes), at the input's end too (it reads only the payload); a longer payload
+// goes to neither. All parse as upstream.
+TEST_P(GeneratedPackedTest, PayloadsUpTo64BytesTakeTheWindowOrTheBoundedTinyDecoder) {
+  testing::ScopedCountingBoundedTinyDecoder bounded(VarintFormat::kUInt32);
+  testing::ScopedCountingWindowDecoder window(VarintFormat::kUInt32);
+  const bool has_window = internal::ActiveKernel().WindowDecoder(VarintFormat::kUInt32) != nullptr;
 
-  static_assert(internal::BoundedTinyPayloadBytes(VarintFormat::kUInt32) == 64,
+  static_assert(internal::BoundedTinyPayloadBytes(VarintFormat::kUInt32) == 64 &&
+                    internal::kWindowPayloadBytes == 64,
                 "the sizes below straddle it");
-  for (const int values : {12, 20, 40}) {  // 24, 40 and 80 bytes of two-byte varints.
-    for (const bool more_after : {false, true}) {
+  for (const int values : {12, 20, 40}) {        // 24, 40 and 80 bytes of two-byte varints.
+    for (const int doubles_after : {0, 1, 8}) {  // Field 23 after the uint32s (field 12).
       test3::All3 expected;
       for (int i = 0; i < values; ++i) expected.add_uint32s(300u + static_cast<uint32_t>(i));
-      if (more_after) expected.add_doubles(1.5);  // Field 23 after the uint32s (field 12).
+      for (int i = 0; i < doubles_after; ++i) expected.add_doubles(1.5 * i);
       const std::string bytes = expected.SerializeAsString();
-      counting.ResetCalls();
+      bounded.ResetCalls();
+      window.ResetCalls();
       test3::All3 parsed;
       ASSERT_TRUE(ParseMessage(bytes, &parsed).ok());
       EXPECT_EQ(parsed.SerializeAsString(), bytes);
-      EXPECT_EQ(counting.calls(), 2 * values <= 64 ? 1 : 0)
-          << 2 * values << "-byte field, " << (more_after ? "more after it" : "last");
+      const bool short_enough = 2 * values <= 64;
+      const bool takes_window = has_window && short_enough && doubles_after == 8;
+      SCOPED_TRACE(absl::StrCat(2 * values, "-byte field, ", doubles_after, " doubles after it"));
+      EXPECT_EQ(window.calls(), takes_window ? 1 : 0);
+      EXPECT_EQ(bounded.calls(), short_enough && !takes_window ? 1 : 0);
     }
   }
 }

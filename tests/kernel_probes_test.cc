@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -35,6 +36,7 @@ thread_local uint64_t four_byte_windows = 0;
 thread_local uint64_t five_byte_windows = 0;
 thread_local uint64_t lane_payloads = 0;
 thread_local uint64_t register_payloads = 0;
+thread_local uint64_t window_payloads = 0;
 thread_local uint64_t step_loop_steps = 0;
 thread_local uint64_t sve_one_byte_runs = 0;
 thread_local uint64_t avx512_two_byte_payloads = 0;
@@ -477,6 +479,69 @@ TEST_P(KernelProbesTest, ShortPayloadsOfUpToFiveByteVarintsTakeLanes) {
           EXPECT_EQ(counted(probes::register_payloads, bounded, true), 0u)
               << "decode_tiny_bounded, room for the values only";
         }
+      }
+    }
+  }
+}
+
+// The AVX2 kernels' window decoder (decode_window, short_payloads_avx2-inl.h) takes payloads of up
+// to 64 bytes followed by readable bytes (continuation bytes here) its own ways: a 64-bit one of
+// varints of up to five bytes (OSM's refs) in 32-bit lanes, also when they are all one or two
+// bytes; a 32-bit one of one- and two-byte varints in 16-byte steps, and one holding a longer
+// varint without them. It declines a 64-bit payload holding a six-byte varint, taking no way. The
+// values right each time. Kernels without one (masked_vbyte) have no entry.
+TEST_P(KernelProbesTest, TheWindowDecoderTakesShortPayloadsItsWays) {
+  if (kernel().WindowDecoder(VarintFormat::kUInt32) == nullptr) {
+    GTEST_SKIP() << GetParam().name << " has no window decoder";
+  }
+  ASSERT_TRUE(GetParam().varint_lanes);
+  // The payload of `count` varints of `cycle`, 64 continuation bytes readable after it, decoded by
+  // the window decoder in `format`; how far `counter` moved (-1: declined, or over 64 bytes).
+  const auto window = [&](const auto& cycle, int count, VarintFormat format,
+                          const uint64_t& counter) -> int64_t {
+    using T = typename std::decay_t<decltype(cycle)>::value_type;
+    std::vector<T> values;
+    std::string payload = Payload(cycle, count, &values);
+    const size_t n = payload.size();
+    if (n > static_cast<size_t>(kWindowPayloadBytes)) return -1;
+    payload.resize(n + kWindowReadableBytes, '\x80');
+    const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+    const auto decode = [&](auto* out, int room) {
+      return kernel().WindowDecoder(format)(p, p + n, out, room);
+    };
+    std::vector<uint64_t> scratch(n + 64);
+    if (decode(scratch.data(), static_cast<int>(scratch.size())) == kTinyUnhandled) return -1;
+    const std::vector<uint64_t> want = Want(format, {values.begin(), values.end()});
+    if (Is64BitFormat(format)) return static_cast<int64_t>(Counting(counter, want, decode));
+    return static_cast<int64_t>(
+        Counting(counter, std::vector<uint32_t>(want.begin(), want.end()), decode));
+  };
+  for (int count = 1; count <= 40; ++count) {
+    SCOPED_TRACE(absl::StrCat(count, " values"));
+    for (const VarintFormat format : {VarintFormat::kUInt64, VarintFormat::kSInt64}) {
+      for (const auto* cycle : {&kRefsLike, &kWithFive64}) {
+        const int64_t windows = window(*cycle, count, format, probes::window_payloads);
+        if (windows < 0) continue;  // Over 64 bytes.
+        EXPECT_EQ(windows, 1);
+        EXPECT_EQ(window(*cycle, count, format, probes::lane_payloads), 1) << "64-bit lanes";
+      }
+      const std::vector<uint64_t> short64(kShort.begin(), kShort.end());
+      if (window(short64, count, format, probes::window_payloads) >= 0) {
+        EXPECT_EQ(window(short64, count, format, probes::lane_payloads), 1) << "short ones too";
+      }
+      if (count >= 5) {  // The six-byte varint is the fifth.
+        EXPECT_EQ(window(kWithSix64, count, format, probes::window_payloads), -1)
+            << "a six-byte varint";
+      }
+    }
+    for (const VarintFormat format : {VarintFormat::kUInt32, VarintFormat::kSInt32}) {
+      const int64_t two_byte = window(kShort, count, format, probes::two_byte_steps);
+      if (two_byte >= 0 && count >= 2) {  // The second is two bytes (the first alone: widened).
+        EXPECT_GE(two_byte, 1) << "one- and two-byte varints";
+        EXPECT_EQ(window(kShort, count, format, probes::window_payloads), 1);
+      }
+      if (count >= 4 && window(kUpToFour, count, format, probes::window_payloads) >= 0) {
+        EXPECT_EQ(window(kUpToFour, count, format, probes::two_byte_steps), 0) << "longer ones";
       }
     }
   }

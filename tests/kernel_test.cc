@@ -66,6 +66,19 @@ class KernelTest : public ::testing::TestWithParam<KernelEntry> {
 
   const KernelDescriptor& kernel() const { return *GetParam().kernel; }
 
+  // Whether the kernel has the entries `of` gives (BoundedTinyDecoder, WindowDecoder), checking
+  // that it has one for every non-delta format or none, and none for the delta formats.
+  bool HasForEveryNonDeltaFormat(internal::TinyDecodeFn (KernelDescriptor::*of)(VarintFormat)
+                                     const) const {
+    const bool has = (kernel().*of)(VarintFormat::kUInt32) != nullptr;
+    for (VarintFormat format : AllFormats()) {
+      const bool delta =
+          format == VarintFormat::kDeltaUInt32 || format == VarintFormat::kDeltaUInt64;
+      EXPECT_EQ((kernel().*of)(format) != nullptr, has && !delta) << FormatName(format);
+    }
+    return has;
+  }
+
   // Decodes `payload` with the kernel (payload against the trailing guard page, then against the
   // leading one), checks both against the expectations, and returns whether the checks passed.
   void Check(VarintFormat format, absl::string_view payload, bool strict,
@@ -560,6 +573,31 @@ bool HasVarintLongerThan(const std::string& payload, int longest) {
   return false;
 }
 
+// A tiny decoder's result `r` (decode_tiny, decode_tiny_bounded, decode_window) in `format`,
+// against the reference's `expected`, its output `out` filled with 0xA5 before the call: nothing
+// written past `room` values; declined (kTinyUnhandled) only where `may_decline`; kTinyMalformed
+// where the reference rejects the payload; else the reference's values, within the room. Call
+// through ASSERT_NO_FATAL_FAILURE.
+void CheckTinyResult(VarintFormat format, const Expected& expected, int r,
+                     const std::vector<unsigned char>& out, int room, bool may_decline) {
+  for (size_t i = static_cast<size_t>(room) * OutputSize(format); i < out.size(); ++i) {
+    ASSERT_EQ(out[i], 0xA5) << "wrote past the room at byte " << i << " (result " << r << ")";
+  }
+  if (r == internal::kTinyUnhandled) {
+    ASSERT_TRUE(may_decline) << "declined a payload it must take";
+    return;
+  }
+  if (expected.status != DecodeStatus::kOk) {
+    ASSERT_EQ(r, internal::kTinyMalformed) << StatusName(expected.status);
+    return;
+  }
+  ASSERT_LE(r, room);
+  ASSERT_EQ(r, static_cast<int>(expected.values.size()));
+  for (size_t i = 0; i < expected.values.size(); ++i) {
+    ASSERT_EQ(OutputBits(format, out.data(), i), expected.values[i]) << "value " << i;
+  }
+}
+
 // decode_tiny (kernel_abi.h): payloads of up to kTinyPayloadBytes - random varints of every
 // length, cut anywhere - each followed by the rest of kTinyReadableBytes (continuation bytes,
 // which a decoder reading past the payload's end would take into a value, or one-byte varints,
@@ -588,22 +626,8 @@ TEST_P(KernelTest, TinyDecoderAgreesWithTheReference) {
           std::vector<unsigned char> out((static_cast<size_t>(room) + 8) * elem, 0xA5);
           const int r =
               kernel().TinyDecoder(format)(begin, begin + payload.size(), out.data(), room);
-          for (size_t i = static_cast<size_t>(room) * elem; i < out.size(); ++i) {
-            ASSERT_EQ(out[i], 0xA5) << "wrote past the room at byte " << i;
-          }
-          if (r == internal::kTinyUnhandled) {
-            ASSERT_TRUE(has_long_varint)
-                << "declined a payload without a varint over " << longest_taken << " bytes";
-            continue;
-          }
-          if (expected.status != DecodeStatus::kOk) {
-            ASSERT_EQ(r, internal::kTinyMalformed) << StatusName(expected.status);
-            continue;
-          }
-          ASSERT_EQ(r, static_cast<int>(expected.values.size()));
-          for (size_t i = 0; i < expected.values.size(); ++i) {
-            ASSERT_EQ(OutputBits(format, out.data(), i), expected.values[i]) << "value " << i;
-          }
+          ASSERT_NO_FATAL_FAILURE(CheckTinyResult(format, expected, r, out, room, has_long_varint))
+              << "may decline only a varint over " << longest_taken << " bytes";
         }
       }
     }
@@ -622,12 +646,7 @@ TEST_P(KernelTest, TinyDecoderAgreesWithTheReference) {
 // bytes from the payload's start lie on one page (short_payloads_avx2-inl.h), so never flush
 // against an inaccessible one.
 TEST_P(KernelTest, BoundedTinyDecoderReadsAndWritesOnlyThePayload) {
-  const bool has_bounded = kernel().BoundedTinyDecoder(VarintFormat::kUInt32) != nullptr;
-  for (VarintFormat format : AllFormats()) {
-    const bool delta = format == VarintFormat::kDeltaUInt32 || format == VarintFormat::kDeltaUInt64;
-    ASSERT_EQ(kernel().BoundedTinyDecoder(format) != nullptr, has_bounded && !delta)
-        << FormatName(format);
-  }
+  const bool has_bounded = HasForEveryNonDeltaFormat(&KernelDescriptor::BoundedTinyDecoder);
   ASSERT_LE(kernel().bounded_tiny_spare_values,
             static_cast<uint32_t>(internal::kBoundedTinySpareValues));
   if (!has_bounded) {
@@ -662,24 +681,55 @@ TEST_P(KernelTest, BoundedTinyDecoderReadsAndWritesOnlyThePayload) {
               (internal::kBoundedTinyPayloadBytes + internal::kBoundedTinySpareValues) * elem + 8,
               0xA5);
           const int r = tiny(begin, begin + payload.size(), out.data(), room);
-          for (size_t i = static_cast<size_t>(room) * elem; i < out.size(); ++i) {
-            ASSERT_EQ(out[i], 0xA5)
-                << "wrote past the room at byte " << i << " (result " << r << ")";
-          }
-          if (r == internal::kTinyUnhandled) {
-            ASSERT_TRUE(may_decline || (expected.status == DecodeStatus::kOk && values > room))
-                << "declined a payload it must take";
-            continue;
-          }
-          if (expected.status != DecodeStatus::kOk) {
-            ASSERT_EQ(r, internal::kTinyMalformed) << StatusName(expected.status);
-            continue;
-          }
-          ASSERT_LE(r, room);
-          ASSERT_EQ(r, values);
-          for (size_t i = 0; i < expected.values.size(); ++i) {
-            ASSERT_EQ(OutputBits(format, out.data(), i), expected.values[i]) << "value " << i;
-          }
+          ASSERT_NO_FATAL_FAILURE(CheckTinyResult(
+              format, expected, r, out, room,
+              may_decline || (expected.status == DecodeStatus::kOk && values > room)));
+        }
+      }
+    }
+  }
+}
+
+// decode_window (kernel_abi.h), where the kernel has one (for every non-delta format, and then
+// with kWindowSpareValues of spare room for its callers to offer): payloads of 1 to
+// kWindowPayloadBytes as for the other tiny decoders, each followed by the rest of
+// kWindowReadableBytes (continuation bytes, which a decoder reading past the payload would take
+// into a value, or one-byte varints, which it would take as values) and an inaccessible page, in
+// every format, with room for the payload's bytes and kWindowSpareValues (the least the contract
+// allows) and for 128. It must write only within the room, agree with the reference, give
+// kTinyMalformed for a payload ending inside a varint, and decline (kTinyUnhandled) only a payload
+// with a varint over five bytes (64-bit formats: the AVX2 kernels' lanes take five) or ten (the
+// others), or where the kernel gives its bounded decoder (avx512), over what that one takes.
+TEST_P(KernelTest, WindowDecoderAgreesWithTheReference) {
+  const bool has_window = HasForEveryNonDeltaFormat(&KernelDescriptor::WindowDecoder);
+  if (!has_window) GTEST_SKIP() << kernel().name << " has no window decoder";
+  ASSERT_GE(kernel().bounded_tiny_spare_values,
+            static_cast<uint32_t>(internal::kWindowSpareValues));
+  for (const std::string& payload : TinyPayloads(internal::kWindowPayloadBytes)) {
+    if (payload.empty()) continue;  // REQUIRES a byte.
+    for (const char pad : {'\xff', '\x01'}) {
+      const std::string padding(internal::kWindowReadableBytes - payload.size(), pad);
+      const absl::string_view input = guard_.CopyFlushEnd(payload + padding);
+      const uint8_t* begin = reinterpret_cast<const uint8_t*>(input.data());
+      for (VarintFormat format : AllFormats()) {
+        const internal::TinyDecodeFn window = kernel().WindowDecoder(format);
+        if (window == nullptr) continue;
+        const Expected expected = ExpectedDecode(format, payload, /*strict=*/false);
+        // A kernel giving its bounded decoder may decline what that one does (above).
+        const bool wide = OutputSize(format) == 8;
+        const int longest =
+            window == kernel().BoundedTinyDecoder(format) ? (wide ? 8 : 4) : (wide ? 5 : 10);
+        const bool may_decline = HasVarintLongerThan(payload, longest);
+        for (const int room :
+             {static_cast<int>(payload.size()) + internal::kWindowSpareValues, 128}) {
+          SCOPED_TRACE(
+              absl::StrCat("kernel=", kernel().name, " format=", FormatName(format), " room=", room,
+                           " padding=", pad == '\x01' ? "one-byte varints" : "continuation bytes",
+                           " payload=[", Hex(payload), "]"));
+          const size_t elem = OutputSize(format);
+          std::vector<unsigned char> out((static_cast<size_t>(room) + 8) * elem, 0xA5);
+          const int r = window(begin, begin + payload.size(), out.data(), room);
+          ASSERT_NO_FATAL_FAILURE(CheckTinyResult(format, expected, r, out, room, may_decline));
         }
       }
     }

@@ -335,9 +335,10 @@ TEST_P(PackedVarintApiTest, Short64BitPayloadsTakeTheBoundedTinyDecoderUpTo128By
 
 // The span forms given the end of the buffer holding the payload (packed_varint.h) against the
 // plain span forms: the same values, the same errors, for every type, strict or not, with room
-// for one value, exactly the values, 16 and 64, whether the buffer ends right after the payload
-// (an inaccessible page follows) or goes on for fewer than or at least kTinyReadableBytes from
-// the payload's start (continuation bytes, which would corrupt a value read past the payload).
+// for one value, exactly the values, 16, 64 and a value per byte and kWindowSpareValues, whether
+// the buffer ends right after the payload (an inaccessible page follows) or goes on for fewer than
+// or at least kTinyReadableBytes or kWindowReadableBytes from the payload's start (continuation
+// bytes, which would corrupt a value read past the payload).
 template <typename T, typename Decode>
 void CheckBufferEndForm(Decode decode, absl::string_view payload, const char* buffer_end) {
   for (const bool strict : {false, true}) {
@@ -345,7 +346,8 @@ void CheckBufferEndForm(Decode decode, absl::string_view payload, const char* bu
     const absl::StatusOr<size_t> count =
         decode(payload, absl::MakeSpan(all.get(), 64), DecodeOptions{strict});
     const size_t values = count.ok() ? *count : 0;
-    for (const size_t room : {size_t{1}, values, size_t{16}, size_t{64}}) {
+    for (const size_t room : {size_t{1}, values, size_t{16}, size_t{64},
+                              payload.size() + internal::kWindowSpareValues}) {
       SCOPED_TRACE(absl::StrCat("bytes=", payload.size(), " readable=", buffer_end - payload.data(),
                                 " strict=", strict, " room=", room));
       std::unique_ptr<T[]> plain(new T[room + 1]());  // Not std::vector: vector<bool>.
@@ -374,15 +376,17 @@ TEST_P(PackedVarintApiTest, BufferEndFormsMatchTheSpanForms) {
       Varint(uint64_t{1} << 32) + std::string(8, '\x03'),  // Overflows 32-bit types.
   };
   for (const workloads::PayloadWorkload& w : workloads::PayloadWorkloads()) {
-    for (size_t n : {1, 2, 3, 5, 8, 12, 16, 17}) {
+    for (size_t n : {1, 2, 3, 5, 8, 12, 16, 17, 30, 50}) {
       payloads.push_back(testing::EncodePacked(workloads::GenerateWireValues(w, n, rng)));
     }
   }
   for (const std::string& payload : payloads) {
     for (const size_t after : {size_t{0}, size_t{1}, size_t{8},
                                size_t{internal::kTinyReadableBytes} - payload.size() - 1,
-                               size_t{internal::kTinyReadableBytes}}) {
-      if (after > 64) continue;  // The wrapped difference of a payload over 23 bytes.
+                               size_t{internal::kTinyReadableBytes},
+                               size_t{internal::kWindowReadableBytes} - payload.size() - 1,
+                               size_t{internal::kWindowReadableBytes}}) {
+      if (after > 64) continue;  // The wrapped difference of a payload over 23 (63) bytes.
       const absl::string_view input = guard.CopyFlushEnd(payload + std::string(after, '\xff'));
       const absl::string_view in_place = input.substr(0, payload.size());
       const char* const end = input.data() + input.size();
@@ -394,28 +398,46 @@ TEST_P(PackedVarintApiTest, BufferEndFormsMatchTheSpanForms) {
   }
 }
 
-// decode_tiny wrapped to count its calls (decode_tiny_calls), then run the kernel's own
-// (own_decode_tiny, by format): for a KernelDescriptor a test makes active.
+// decode_tiny and decode_window wrapped to count their calls, then run the kernel's own (by
+// format): for a KernelDescriptor a test makes active. A kernel without a window decoder keeps
+// none.
 int decode_tiny_calls = 0;
+int decode_window_calls = 0;
 internal::TinyDecodeFn own_decode_tiny[internal::kNumVarintFormats];
+internal::TinyDecodeFn own_decode_window[internal::kNumVarintFormats];
 template <VarintFormat F>
 int CountingDecodeTiny(const uint8_t* p, const uint8_t* end, void* out, int room) {
   ++decode_tiny_calls;
   return own_decode_tiny[static_cast<int>(F)](p, end, out, room);
 }
+template <VarintFormat F>
+int CountingDecodeWindow(const uint8_t* p, const uint8_t* end, void* out, int room) {
+  ++decode_window_calls;
+  return own_decode_window[static_cast<int>(F)](p, end, out, room);
+}
+template <VarintFormat F>
+void CountTinyAndWindowCalls(internal::KernelDescriptor* kernel) {
+  const int f = static_cast<int>(F);
+  own_decode_tiny[f] = kernel->decode_tiny[f];
+  kernel->decode_tiny[f] = &CountingDecodeTiny<F>;
+  own_decode_window[f] = kernel->decode_window[f];
+  if (own_decode_window[f] != nullptr) kernel->decode_window[f] = &CountingDecodeWindow<F>;
+}
 
-// TinyPayloadsWithABufferEndTakeTheTinyDecoder (below) with the active kernel's span_tiny_64bit
-// set as given.
-void CheckTinyPayloadsWithABufferEnd(bool span_tiny_64bit) {
+// The ways of the span forms given a buffer end run (size_policy.h), under the active kernel with
+// decode_tiny and decode_window counting their calls, for uint32 and uint64 payloads of 7 and 21
+// bytes, and one of 70: a 32-bit payload of at most kTinyPayloadBytes with kTinyReadableBytes of
+// the buffer from its start, decoded leniently into room for 16 values, goes to decode_tiny; one
+// of at most kWindowPayloadBytes that decode_tiny does not take, with kWindowReadableBytes of the
+// buffer, into room for a value per byte and kWindowSpareValues more, to decode_window where the
+// kernel has one; a 64-bit one to decode_window on the same terms, never to decode_tiny. Less of
+// the buffer, less room, a strict decode or a longer payload takes neither. All give the values.
+TEST_P(PackedVarintApiTest, PayloadsWithABufferEndTakeTheTinyOrTheWindowDecoder) {
   internal::KernelDescriptor counting = internal::ActiveKernel();
-  counting.span_tiny_64bit = span_tiny_64bit;
-  for (const VarintFormat f : {VarintFormat::kUInt32, VarintFormat::kUInt64}) {
-    own_decode_tiny[static_cast<int>(f)] = counting.TinyDecoder(f);
-  }
-  counting.decode_tiny[static_cast<int>(VarintFormat::kUInt32)] =
-      &CountingDecodeTiny<VarintFormat::kUInt32>;
-  counting.decode_tiny[static_cast<int>(VarintFormat::kUInt64)] =
-      &CountingDecodeTiny<VarintFormat::kUInt64>;
+  CountTinyAndWindowCalls<VarintFormat::kUInt32>(&counting);
+  CountTinyAndWindowCalls<VarintFormat::kUInt64>(&counting);
+  const bool has_window = own_decode_window[static_cast<int>(VarintFormat::kUInt32)] != nullptr;
+  ASSERT_EQ(own_decode_window[static_cast<int>(VarintFormat::kUInt64)] != nullptr, has_window);
   const internal::ScopedActiveKernelForTesting use(counting);
 
   GuardedBuffer guard(4096);
@@ -424,23 +446,42 @@ void CheckTinyPayloadsWithABufferEnd(bool span_tiny_64bit) {
   for (const uint32_t v : values) tiny += Varint(v);
   std::string longer;
   for (int i = 0; i < 3; ++i) longer += tiny;  // 21 bytes: over kTinyPayloadBytes.
+  std::string longest;
+  for (int i = 0; i < 10; ++i) longest += tiny;  // 70 bytes: over kWindowPayloadBytes.
   struct Case {
     const std::string* payload;
     size_t readable;  // From the payload's start.
     size_t room;
     bool strict;
-    int calls;
+    int tiny32;    // decode_tiny's calls for uint32.
+    int window32;  // decode_window's for uint32 (where the kernel has one).
+    int window64;  // decode_window's for uint64 (where the kernel has one).
   };
-  const size_t enough = internal::kTinyReadableBytes;
-  for (const Case& c : {Case{&tiny, enough, 16, false, 1}, Case{&tiny, enough + 9, 64, false, 1},
-                        Case{&tiny, enough - 1, 16, false, 0}, Case{&tiny, 7, 64, false, 0},
-                        Case{&tiny, enough, 15, false, 0}, Case{&tiny, enough, 16, true, 0},
-                        Case{&longer, 48, 64, false, 0}}) {
+  const size_t tiny_readable = internal::kTinyReadableBytes;
+  const size_t readable = internal::kWindowReadableBytes;
+  const size_t spare = internal::kWindowSpareValues;
+  for (const Case& c : {
+           Case{&tiny, tiny_readable, 16, false, 1, 0, 0},
+           Case{&tiny, readable, 16, false, 1, 0, 1},
+           Case{&tiny, readable + 9, 64, false, 1, 0, 1},
+           Case{&tiny, tiny_readable - 1, 16, false, 0, 0, 0},
+           Case{&tiny, 7, 64, false, 0, 0, 0},
+           Case{&tiny, readable, 15, false, 0, 1, 1},  // Room for 7 + 8, not 16.
+           Case{&tiny, readable, 14, false, 0, 0, 0},
+           Case{&tiny, readable, 16, true, 0, 0, 0},
+           Case{&longer, 48, 64, false, 0, 0, 0},
+           Case{&longer, readable, 21 + spare, false, 0, 1, 1},
+           Case{&longer, readable - 1, 64, false, 0, 0, 0},
+           Case{&longer, readable, 20 + spare, false, 0, 0, 0},
+           Case{&longer, readable, 64, true, 0, 0, 0},
+           Case{&longest, 200, 200, false, 0, 0, 0},
+       }) {
     SCOPED_TRACE(absl::StrCat("bytes=", c.payload->size(), " readable=", c.readable,
                               " room=", c.room, " strict=", c.strict));
     const absl::string_view input =
         guard.CopyFlushEnd(*c.payload + std::string(c.readable - c.payload->size(), '\xff'));
     decode_tiny_calls = 0;
+    decode_window_calls = 0;
     std::vector<uint32_t> out(c.room);
     const absl::StatusOr<size_t> n =
         DecodePackedUInt32(input.substr(0, c.payload->size()), input.data() + input.size(),
@@ -448,9 +489,11 @@ void CheckTinyPayloadsWithABufferEnd(bool span_tiny_64bit) {
     ASSERT_TRUE(n.ok()) << n.status();
     ASSERT_EQ(*n, c.payload->size() / tiny.size() * values.size());
     for (size_t i = 0; i < *n; ++i) ASSERT_EQ(out[i], values[i % values.size()]) << i;
-    EXPECT_EQ(decode_tiny_calls, c.calls);
+    EXPECT_EQ(decode_tiny_calls, c.tiny32) << "uint32";
+    EXPECT_EQ(decode_window_calls, has_window ? c.window32 : 0) << "uint32";
 
     decode_tiny_calls = 0;
+    decode_window_calls = 0;
     std::vector<uint64_t> wide(c.room);
     const absl::StatusOr<size_t> m =
         DecodePackedUInt64(input.substr(0, c.payload->size()), input.data() + input.size(),
@@ -458,20 +501,8 @@ void CheckTinyPayloadsWithABufferEnd(bool span_tiny_64bit) {
     ASSERT_TRUE(m.ok()) << m.status();
     ASSERT_EQ(*m, *n);
     for (size_t i = 0; i < *m; ++i) ASSERT_EQ(wide[i], values[i % values.size()]) << i;
-    EXPECT_EQ(decode_tiny_calls, span_tiny_64bit ? c.calls : 0) << "uint64";
-  }
-}
-
-// The tiny path of the buffer-end forms runs: a uint32 payload of at most kTinyPayloadBytes with
-// kTinyReadableBytes of the buffer from its start, decoded leniently into room for 16 values,
-// goes to the active kernel's decode_tiny (here wrapped to count its calls); one with less of the
-// buffer after it, less room, a strict decode or a longer payload does not. A uint64 payload
-// takes it where the descriptor's span_tiny_64bit says so, else it does not (size_policy.h); both
-// settings are tried, each kernel's own being one of them. All give the values.
-TEST_P(PackedVarintApiTest, TinyPayloadsWithABufferEndTakeTheTinyDecoder) {
-  for (const bool span_tiny_64bit : {false, true}) {
-    SCOPED_TRACE(absl::StrCat("span_tiny_64bit=", span_tiny_64bit));
-    CheckTinyPayloadsWithABufferEnd(span_tiny_64bit);
+    EXPECT_EQ(decode_tiny_calls, 0) << "uint64";
+    EXPECT_EQ(decode_window_calls, has_window ? c.window64 : 0) << "uint64";
   }
 }
 

@@ -200,22 +200,32 @@ absl::string_view GuardedBuffer::CopyFlushStart(absl::string_view data) {
   return absl::string_view(usable_begin_, data.size());
 }
 
-internal::TinyDecodeFn ScopedCountingBoundedTinyDecoder::own_ = nullptr;
-int ScopedCountingBoundedTinyDecoder::calls_ = 0;
+template <TinyEntry kEntry>
+internal::TinyDecodeFn ScopedCountingTinyDecoder<kEntry>::own_ = nullptr;
+template <TinyEntry kEntry>
+int ScopedCountingTinyDecoder<kEntry>::calls_ = 0;
 
-ScopedCountingBoundedTinyDecoder::ScopedCountingBoundedTinyDecoder(VarintFormat format)
+template <TinyEntry kEntry>
+ScopedCountingTinyDecoder<kEntry>::ScopedCountingTinyDecoder(VarintFormat format)
     : counting_(internal::ActiveKernel()) {
-  own_ = counting_.BoundedTinyDecoder(format);
+  internal::TinyDecodeFn& entry = kEntry == TinyEntry::kBounded
+                                      ? counting_.decode_tiny_bounded[static_cast<int>(format)]
+                                      : counting_.decode_window[static_cast<int>(format)];
+  own_ = entry;
   calls_ = 0;
-  counting_.decode_tiny_bounded[static_cast<int>(format)] = &Counting;
+  if (kEntry == TinyEntry::kBounded || own_ != nullptr) entry = &Counting;
   use_.emplace(counting_);
 }
 
-int ScopedCountingBoundedTinyDecoder::Counting(const uint8_t* p, const uint8_t* end, void* out,
-                                               int room) {
+template <TinyEntry kEntry>
+int ScopedCountingTinyDecoder<kEntry>::Counting(const uint8_t* p, const uint8_t* end, void* out,
+                                                int room) {
   ++calls_;
   return own_ != nullptr ? own_(p, end, out, room) : internal::kTinyUnhandled;
 }
+
+template class ScopedCountingTinyDecoder<TinyEntry::kBounded>;
+template class ScopedCountingTinyDecoder<TinyEntry::kWindow>;
 
 }  // namespace testing
 }  // namespace pbaccel

@@ -72,15 +72,21 @@ class GuardedBuffer {
   char* usable_begin_;
 };
 
+// The tiny decoders a test may count the calls of (kernel_abi.h).
+enum class TinyEntry { kBounded, kWindow };
+
 // While it lives, the active kernel is a copy of the one active before, whose bounded tiny decoder
-// (kernel_abi.h) for `format` counts its calls and then runs the kernel's own; where the kernel
-// has none it declines (kTinyUnhandled), as a kernel's own does for what it cannot take, so the
-// kernel decodes. One at a time (the count is a static); not thread-safe.
-class ScopedCountingBoundedTinyDecoder {
+// (kBounded) or window decoder (kWindow) for `format` counts its calls and then runs the kernel's
+// own. Where the kernel has no bounded one, the counting one declines (kTinyUnhandled), as a
+// kernel's own does for what it cannot take, so the kernel decodes; where it has no window
+// decoder, none is put in (its callers would take another way). One of each at a time (the count
+// is a static); not thread-safe.
+template <TinyEntry kEntry>
+class ScopedCountingTinyDecoder {
  public:
-  explicit ScopedCountingBoundedTinyDecoder(VarintFormat format);
-  ScopedCountingBoundedTinyDecoder(const ScopedCountingBoundedTinyDecoder&) = delete;
-  ScopedCountingBoundedTinyDecoder& operator=(const ScopedCountingBoundedTinyDecoder&) = delete;
+  explicit ScopedCountingTinyDecoder(VarintFormat format);
+  ScopedCountingTinyDecoder(const ScopedCountingTinyDecoder&) = delete;
+  ScopedCountingTinyDecoder& operator=(const ScopedCountingTinyDecoder&) = delete;
 
   // Calls since construction or the last ResetCalls().
   int calls() const { return calls_; }
@@ -94,6 +100,8 @@ class ScopedCountingBoundedTinyDecoder {
   internal::KernelDescriptor counting_;
   std::optional<internal::ScopedActiveKernelForTesting> use_;
 };
+using ScopedCountingBoundedTinyDecoder = ScopedCountingTinyDecoder<TinyEntry::kBounded>;
+using ScopedCountingWindowDecoder = ScopedCountingTinyDecoder<TinyEntry::kWindow>;
 
 }  // namespace testing
 }  // namespace pbaccel

@@ -51,14 +51,18 @@
 //       The same, for a payload inside a larger buffer the caller holds, whose end is
 //       `buffer_end` (a message read with FieldReader: the end of the bytes given to the
 //       outermost reader; REQUIRES payload.data() + payload.size() <= buffer_end, and the bytes
-//       up to it readable). A lenient decode of a payload of at most 16 bytes with 24 bytes of the
-//       buffer from its first byte, into a span of at least 16 elements, of a 32-bit or bool type
-//       (64-bit types too where the kernel reads those faster so: bmi2, masked_vbyte_avx2),
-//       goes to the kernel's unbounded tiny decoder, which may read (never write, never depend
-//       on) bytes past the payload up to buffer_end and store up to 16 elements of `out`. On
-//       CPUs without AVX-512 that takes about half the time of the bounded way (whose care not
-//       to read past the payload costs there; size_policy.h, SpanTakesTinyDecoder and
-//       SpanTinyTakesFormat). Anything else, and what that decoder declines, as the form
+//       up to it readable). Lenient decodes may then go to the kernel's decoders that read (never
+//       write, never depend on) bytes past the payload, up to buffer_end:
+//         * a 32-bit or bool payload of at most 16 bytes, with 24 bytes of the buffer from its
+//           first byte, into a span of at least 16 elements: the unbounded tiny decoder, which
+//           may store up to 16 elements of `out`;
+//         * a payload of at most 64 bytes (a 64-bit one first, any other that the tiny decoder
+//           did not take), with 64 bytes of the buffer from its first byte, into a span of a
+//           value per payload byte and 8 more: the window decoder, where the kernel has one
+//           (bmi2, masked_vbyte_avx2), which may store up to 8 elements past the values.
+//       On CPUs without AVX-512 either takes about half the time of the bounded way, whose care
+//       not to read past the payload costs there (size_policy.h, SpanTakesTinyDecoder and
+//       SpanTakesWindowDecoder). Anything else, and what those decoders decline, as the form
 //       above.
 //
 // Errors (absl::Status codes):
@@ -172,26 +176,34 @@ inline int TryDecodeTinyInline(VarintFormat format, absl::string_view payload, v
   return ActiveKernel().DecodeTinyBounded(format, p, p + payload.size(), out, cap);
 }
 
-// decode_tiny's result for a span decode of `payload` whose caller vouches for the bytes up to
-// `buffer_end` (SpanTakesTinyDecoder), or -1 where it does not take the payload. Negative results
-// (declined, malformed) leave the payload to the span form without a buffer end, which decides.
-// A 64-bit format asks the kernel (SpanTinyTakesFormat) before the size tests, so that a kernel
-// saying no meets none (they mispredict on OSM's refs, half of which are under 16 bytes); a 32-bit
-// payload is sized before the kernel is fetched. Either way the kernel is fetched once.
-inline int TryDecodeTinyWithSlack(VarintFormat format, absl::string_view payload,
-                                  const char* buffer_end, void* out, size_t cap,
-                                  DecodeOptions options) {
-  const KernelDescriptor* kernel = nullptr;
-  if (Is64BitFormat(format)) {
-    kernel = &ActiveKernel();
-    if (!SpanTinyTakesFormat(*kernel, format)) return -1;
-  }
-  if (!SpanTakesTinyDecoder(payload.size(), buffer_end - payload.data(), cap, options.strict)) {
-    return -1;
-  }
-  if (kernel == nullptr) kernel = &ActiveKernel();
+// The result of the kernel's decoders that read past the payload, for a span decode of `payload`
+// whose caller vouches for the bytes up to `buffer_end`, or -1 where neither takes the payload
+// (size_policy.h): a 64-bit payload goes to decode_window where the kernel has one (the kernel
+// fetched first, so that a kernel without one meets no size test); any other to decode_tiny
+// (SpanTakesTinyDecoder), else to decode_window. Negative results (declined, malformed) leave the
+// payload to the span form without a buffer end, which decides. The kernel is fetched once.
+inline int TryDecodeWithSlack(VarintFormat format, absl::string_view payload,
+                              const char* buffer_end, void* out, size_t cap,
+                              DecodeOptions options) {
+  const size_t bytes = payload.size();
+  const ptrdiff_t readable = buffer_end - payload.data();
   const uint8_t* const p = reinterpret_cast<const uint8_t*>(payload.data());
-  return kernel->TinyDecoder(format)(p, p + payload.size(), out, kTinyPayloadBytes);
+  // The window decoder's room, as DecodeTinyBounded clamps it: more than a payload it takes uses.
+  const int window_room = static_cast<int>(
+      cap < size_t{kBoundedTinyPayloadBytes} ? cap : size_t{kBoundedTinyPayloadBytes});
+  if (Is64BitFormat(format)) {
+    const TinyDecodeFn window = ActiveKernel().WindowDecoder(format);
+    if (window == nullptr || !SpanTakesWindowDecoder(bytes, readable, cap, options.strict)) {
+      return -1;
+    }
+    return window(p, p + bytes, out, window_room);
+  }
+  if (SpanTakesTinyDecoder(bytes, readable, cap, options.strict)) {
+    return ActiveKernel().TinyDecoder(format)(p, p + bytes, out, kTinyPayloadBytes);
+  }
+  if (!SpanTakesWindowDecoder(bytes, readable, cap, options.strict)) return -1;
+  const TinyDecodeFn window = ActiveKernel().WindowDecoder(format);
+  return window == nullptr ? -1 : window(p, p + bytes, out, window_room);
 }
 
 // Out of line: decodes `payload` into out[0, cap) (elements of `format`'s output type) with the
@@ -219,14 +231,14 @@ PBACCEL_PACKED_VARINT_TYPES(PBACCEL_DECLARE_SPAN_DECODER)
 // The rest goes through the plain span form, which fetches the kernel and tests the size again:
 // one fetch for both tiny decoders measured slower on the tiles (docs/kernels.md, "The span forms
 // given a buffer end").
-#define PBACCEL_DECLARE_BUFFER_END_SPAN_DECODER(Name, Format, T)                                 \
-  inline absl::StatusOr<size_t> DecodePacked##Name(absl::string_view payload,                    \
-                                                   const char* buffer_end, absl::Span<T> out,    \
-                                                   DecodeOptions options = {}) {                 \
-    const int n = internal::TryDecodeTinyWithSlack(internal::VarintFormat::Format, payload,      \
-                                                   buffer_end, out.data(), out.size(), options); \
-    if (n >= 0) return static_cast<size_t>(n);                                                   \
-    return DecodePacked##Name(payload, out, options);                                            \
+#define PBACCEL_DECLARE_BUFFER_END_SPAN_DECODER(Name, Format, T)                              \
+  inline absl::StatusOr<size_t> DecodePacked##Name(absl::string_view payload,                 \
+                                                   const char* buffer_end, absl::Span<T> out, \
+                                                   DecodeOptions options = {}) {              \
+    const int n = internal::TryDecodeWithSlack(internal::VarintFormat::Format, payload,       \
+                                               buffer_end, out.data(), out.size(), options);  \
+    if (n >= 0) return static_cast<size_t>(n);                                                \
+    return DecodePacked##Name(payload, out, options);                                         \
   }
 PBACCEL_PACKED_VARINT_TYPES(PBACCEL_DECLARE_BUFFER_END_SPAN_DECODER)
 #undef PBACCEL_DECLARE_BUFFER_END_SPAN_DECODER

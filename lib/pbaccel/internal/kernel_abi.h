@@ -158,6 +158,27 @@ constexpr int BoundedTinyPayloadBytes(VarintFormat format) {
   return Is64BitFormat(format) ? 128 : 64;
 }
 
+// A kernel may also have a window decoder, for callers that can offer the bounded decoder's sizes
+// the tiny one's kind of slack (generated parsers, and the span forms given a buffer end: a message
+// read whole, whose bytes past a payload the caller vouches for). Without masked loads, reading a
+// payload of up to 64 bytes as one 64-byte window beats reading it exactly (docs/kernels.md, "The
+// window decoder"). A kernel with one offers kWindowSpareValues in bounded_tiny_spare_values. A
+// kernel whose bounded decoder reads exactly as fast may give that (avx512):
+//
+//   int decode_window(const uint8_t* p, const uint8_t* end, void* out, int room);
+//
+//   REQUIRES: 1 <= end - p <= kWindowPayloadBytes; kWindowReadableBytes bytes readable from p
+//             (those past `end` are read and ignored); room >= (end - p) + kWindowSpareValues, the
+//             values of room at `out`. Non-delta formats only (the delta formats' entries are
+//             null).
+//   Writes:   only out[0, room): the values to out[0, result), whole groups of slots past them.
+//   Returns:  as decode_tiny: the number of values; kTinyMalformed if the payload ends inside a
+//             varint; kTinyUnhandled, having written nothing the caller may rely on, if a varint is
+//             longer than the decoder takes (the caller decodes such a payload another way).
+inline constexpr int kWindowPayloadBytes = 64;
+inline constexpr int kWindowReadableBytes = 64;
+inline constexpr int kWindowSpareValues = 8;
+
 // Encoded sizes: the bytes n values take as varints, with protobuf's rules (a negative int32 takes
 // 10 bytes, as its int64 sign extension; sint types are zigzag-encoded first). int64 uses kUInt64
 // on the same bits, enum uses kInt32, bool is one byte each.
@@ -196,11 +217,8 @@ struct KernelDescriptor {
   // Values of room past a payload's bytes its bounded tiny decoder can put to use (0: it writes
   // only the values; at most kBoundedTinySpareValues): what a caller with room to spare offers.
   uint32_t bounded_tiny_spare_values;
-  // Whether the span forms given a buffer end hand 64-bit payloads (int64, uint64, sint64) of up
-  // to kTinyPayloadBytes to decode_tiny, as they do 32-bit ones (true), or to the bounded tiny
-  // decoder (false): whichever read OSM's ways the faster (size_policy.h, SpanTinyTakesFormat;
-  // docs/kernels.md, "The span forms given a buffer end").
-  bool span_tiny_64bit;
+  // [format]; null where the kernel has none (every entry, for kernels without one).
+  TinyDecodeFn decode_window[kNumVarintFormats];
 
   DecodeFn Decoder(VarintFormat format, bool strict) const {
     return decode[static_cast<int>(format)][strict ? 1 : 0];
@@ -211,6 +229,9 @@ struct KernelDescriptor {
   }
   TinyDecodeFn BoundedTinyDecoder(VarintFormat format) const {
     return decode_tiny_bounded[static_cast<int>(format)];
+  }
+  TinyDecodeFn WindowDecoder(VarintFormat format) const {
+    return decode_window[static_cast<int>(format)];
   }
   // The bounded tiny decoder on [p, end) into `out` (room for `cap` values), when the payload is
   // at most BoundedTinyPayloadBytes(format) and the kernel has one for `format`: its result

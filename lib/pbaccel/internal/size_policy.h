@@ -11,21 +11,26 @@
 //
 //   generated parser (gen::ParsePacked*)          public API (packed_varint.h, packed_view.h)
 //   ------------------------------------          -------------------------------------------
-//   1..16 bytes, 24 readable: decode_tiny          span with a buffer end, lenient, 32-bit or bool
-//                                                    (64-bit: per kernel), 1..16 bytes, 24
-//                                                    readable, room for 16: decode_tiny
+//   1..16 bytes, 24 readable: decode_tiny          span with a buffer end, lenient: 32-bit or
+//                                                    bool, 1..16 bytes, 24 readable, room for
+//                                                    16: decode_tiny; then (64-bit: first) up
+//                                                    to 64 bytes, 64 readable, room for a value
+//                                                    per byte and 8: decode_window
 //                                                  span and view, lenient, up to 64 bytes (128
 //   up to 128 bytes (ParseShortPacked):              for 64-bit types): decode_tiny_bounded
-//     17 bytes and more: decode_tiny_bounded       below inline_below_bytes: the portable loop
+//     up to 64 bytes, 64 readable: decode_window   below inline_below_bytes: the portable loop
+//     else 17 bytes and more: decode_tiny_bounded
 //     then the kernel straight into spare          else: the kernel (RepeatedField: count,
 //       capacity if short_payloads_direct            reserve once, decode)
 //     else the SSE2 loop (DecodeShort)
 //   longer: the public API
 //
-// (Each tiny decoder may decline a payload, and the next way on the list takes it.) The tiny
-// decoders' sizes (kTinyPayloadBytes, kTinyReadableBytes, BoundedTinyPayloadBytes) are the kernel
-// ABI's contract, not tuning. The per-kernel tuning is data in each kernel's descriptor
-// (inline_below_bytes, short_payloads_direct), measured per kernel; these functions read it.
+// (Each tiny decoder may decline a payload, and the next way on the list takes it; a kernel
+// without a window decoder leaves those payloads to the bounded one.) The tiny and window
+// decoders' sizes (kTinyPayloadBytes, kTinyReadableBytes, BoundedTinyPayloadBytes,
+// kWindowPayloadBytes, kWindowReadableBytes) are the kernel ABI's contract, not tuning. The
+// per-kernel tuning is data in each kernel's descriptor (inline_below_bytes,
+// short_payloads_direct), measured per kernel; these functions read it.
 
 #ifndef PBACCEL_INTERNAL_SIZE_POLICY_H_
 #define PBACCEL_INTERNAL_SIZE_POLICY_H_
@@ -57,8 +62,19 @@ inline bool TakesTinyDecoder(size_t bytes, ptrdiff_t readable) {
 // Whether a generated parser's payload of `bytes` bytes takes the short paths (ParseShortPacked).
 inline bool TakesShortPath(size_t bytes) { return bytes <= kShortPackedBytes; }
 
+// On the short path: whether a payload of `bytes` bytes, with `readable` bytes of the input from
+// its first byte, goes to the kernel's window decoder, where it has one, instead of the bounded
+// tiny decoder (a tiny one was offered decode_tiny already). The room is there: a kernel with a
+// window decoder offers kWindowSpareValues (bounded_tiny_spare_values). Reused OSM and tiles read
+// 2-5 % faster so on bmi2 and masked_vbyte_avx2 (docs/kernels.md, "The window decoder").
+inline bool ShortTakesWindowDecoder(size_t bytes, ptrdiff_t readable) {
+  return bytes <= static_cast<size_t>(kWindowPayloadBytes) &&
+         ABSL_PREDICT_TRUE(readable >= kWindowReadableBytes);
+}
+
 // On the short path: whether a payload of `bytes` bytes is offered to the kernel's bounded tiny
-// decoder first (a tiny one was offered decode_tiny already).
+// decoder first (a tiny one was offered decode_tiny already), where the window decoder did not
+// take it.
 inline bool ShortTriesBoundedTiny(size_t bytes) {
   return bytes > static_cast<size_t>(kTinyPayloadBytes);
 }
@@ -76,25 +92,28 @@ inline bool ShortGoesToKernel(const KernelDescriptor& kernel, size_t bytes) {
 // the payload's first byte (the span forms taking a buffer end) offers the payload to the kernel's
 // decode_tiny, as the generated parsers do (TakesTinyDecoder), before the bounded one: lenient
 // decodes into a span of at least kTinyPayloadBytes values (decode_tiny may store that many), of a
-// format SpanTinyTakesFormat admits. Without AVX-512's masked loads the bounded decoder pays for
-// not reading past the payload: tiles' zero-copy read about 10 % faster on bmi2 and
-// masked_vbyte_avx2 (2 % slower on avx512, whose two decoders are the same steps). Measurements:
-// docs/kernels.md.
+// 32-bit or bool format (64-bit ones take the window decoder or none, below). Without AVX-512's
+// masked loads the bounded decoder pays for not reading past the payload: tiles' zero-copy read
+// about 10 % faster on bmi2 and masked_vbyte_avx2 (2 % slower on avx512, whose two decoders are the
+// same steps). Measurements: docs/kernels.md.
 inline bool SpanTakesTinyDecoder(size_t bytes, ptrdiff_t readable, size_t room, bool strict) {
   return !strict && room >= static_cast<size_t>(kTinyPayloadBytes) &&
          TakesTinyDecoder(bytes, readable);
 }
 
-// Whether the span forms taking a buffer end offer `format`'s payloads to `kernel`'s decode_tiny
-// (SpanTakesTinyDecoder deciding which). 32-bit and bool formats always; 64-bit ones where the
-// kernel's descriptor says so (span_tiny_64bit): OSM ways' refs (a five-byte first value) read
-// about 3-4 % faster so on bmi2 and masked_vbyte_avx2, while avx512's bounded decoder takes every
-// 64-bit payload of up to 64 bytes down one path. The caller asks it before the size tests for a
-// 64-bit format, so that a kernel saying no meets no size test (it mispredicts on the refs, half
-// of which are under 16 bytes), and never reads the descriptor for a 32-bit one (a load per
-// payload in front of the tiles' decoder showed). Measurements: docs/kernels.md.
-inline bool SpanTinyTakesFormat(const KernelDescriptor& kernel, VarintFormat format) {
-  return !Is64BitFormat(format) || kernel.span_tiny_64bit;
+// Whether a span decode given a buffer end offers a payload of `bytes` bytes, with `readable`
+// bytes of the buffer from its first byte, to the kernel's window decoder: lenient decodes of up to
+// kWindowPayloadBytes into room for a value per byte and kWindowSpareValues more (the window
+// decoder's contract). 64-bit formats ask it before any other way: every payload of OSM's refs
+// takes one path, where the tiny decoder's size test mispredicted on them (half are under 16
+// bytes); 32-bit and bool ones after decode_tiny, which the tiles' payloads of up to 16 bytes read
+// faster. Where the kernel has one (bmi2, masked_vbyte_avx2): zero-copy OSM read about 4 % faster
+// and tiles 3-5 % on testing/data, in every code placement measured (docs/kernels.md, "The
+// window decoder").
+inline bool SpanTakesWindowDecoder(size_t bytes, ptrdiff_t readable, size_t room, bool strict) {
+  return !strict && bytes - 1 < static_cast<size_t>(kWindowPayloadBytes) &&
+         ABSL_PREDICT_TRUE(readable >= kWindowReadableBytes) &&
+         room >= bytes + static_cast<size_t>(kWindowSpareValues);
 }
 
 // Whether a decode into a caller's span (or a PackedView chunk) first offers the payload to the
