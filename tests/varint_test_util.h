@@ -100,6 +100,9 @@ class ScopedCountingTinyDecoder {
   internal::KernelDescriptor counting_;
   std::optional<internal::ScopedActiveKernelForTesting> use_;
 };
+// Both are instantiated in varint_test_util.cc.
+extern template class ScopedCountingTinyDecoder<TinyEntry::kBounded>;
+extern template class ScopedCountingTinyDecoder<TinyEntry::kWindow>;
 using ScopedCountingBoundedTinyDecoder = ScopedCountingTinyDecoder<TinyEntry::kBounded>;
 using ScopedCountingWindowDecoder = ScopedCountingTinyDecoder<TinyEntry::kWindow>;
 
