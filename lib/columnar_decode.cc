@@ -222,9 +222,10 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool RecordDecoder::DecodePacked(Column& c, 
                                                                      size_t n) {
   // The generated parsers' ways (size_policy.h), the short ones right here: a tiny payload (most
   // of them) to the kernel's tiny decoder, which reads in whole words within the record and
-  // writes room for kTinyPayloadBytes values; a short one to its bounded tiny decoder, given the
-  // room it stores whole groups into (bounded_tiny_spare_values past one value per byte). What
-  // they decline, longer payloads and fixed-width ones go to DecodeLongPacked.
+  // writes room for kTinyPayloadBytes values; a short one to its window decoder where the record
+  // goes on for kWindowReadableBytes and the kernel has one, else to its bounded tiny decoder,
+  // either given the room it stores whole groups into (bounded_tiny_spare_values past one value
+  // per byte). What they decline, longer payloads and fixed-width ones go to DecodeLongPacked.
   if (c.conversion < Conversion::kFixed32) {
     const auto* const begin = reinterpret_cast<const uint8_t*>(payload);
     if (TakesTinyDecoder(n, record_end_ - payload)) {
@@ -237,7 +238,10 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline bool RecordDecoder::DecodePacked(Column& c, 
     } else if (TakesShortPath(n) && ShortTriesBoundedTiny(n)) {
       const size_t room = n + kernel_->bounded_tiny_spare_values;
       void* out = c.values.Reserve(room * c.value_bytes);
-      const int count = kernel_->DecodeTinyBounded(c.format, begin, begin + n, out, room);
+      const TinyDecodeFn window = kernel_->WindowDecoder(c.format);
+      const int count = window != nullptr && ShortTakesWindowDecoder(n, record_end_ - payload)
+                            ? window(begin, begin + n, out, static_cast<int>(room))
+                            : kernel_->DecodeTinyBounded(c.format, begin, begin + n, out, room);
       if (ABSL_PREDICT_TRUE(count >= 0)) {
         CommitPacked(c, out, static_cast<size_t>(count));
         return true;

@@ -41,6 +41,7 @@
 #include "proto/profile.pb.h"
 #include "proto/vector_tile.pb.h"
 #include "testing/corpora/realdata_corpus.h"
+#include "tests/varint_test_util.h"
 
 namespace pbaccel {
 namespace {
@@ -929,6 +930,44 @@ TEST_P(ColumnarTest, KernelDecodesIntoTheColumn) {
   ASSERT_EQ(items.length, 1000);
   EXPECT_EQ(g_out, items.buffers[1]);
   EXPECT_EQ(static_cast<const int64_t*>(items.buffers[1])[999], 999 * 7919 - 500000);
+}
+
+// A short packed payload (17 to 64 bytes) goes to the active kernel's window decoder where it has
+// one and the record goes on for kWindowReadableBytes from the payload's start (a string after
+// it), else to its bounded tiny decoder, as in the generated parsers (size_policy.h); both
+// decoders count their calls here. The column holds the values either way.
+TEST_P(ColumnarTest, ShortPayloadsTakeTheWindowOrTheBoundedDecoder) {
+  testing::ScopedCountingBoundedTinyDecoder bounded(internal::VarintFormat::kSInt64);
+  testing::ScopedCountingWindowDecoder window(internal::VarintFormat::kSInt64);
+  const bool has_window =
+      internal::ActiveKernel().WindowDecoder(internal::VarintFormat::kSInt64) != nullptr;
+  std::vector<uint64_t> values;  // A way's refs: a node id, then small deltas; 25 bytes.
+  values.push_back(testing::ZigZagEncode64(int64_t{1} << 33));
+  for (int i = 0; i < 20; ++i) values.push_back(testing::ZigZagEncode64(i % 2 == 0 ? 3 : -2));
+  for (const bool string_after : {false, true}) {
+    SCOPED_TRACE(string_after ? "a string after it" : "last in the record");
+    std::string record;
+    testing::AppendTag(1, 0, &record);  // req
+    testing::AppendVarint(1, &record);
+    record += testing::LengthDelimitedField(15, testing::EncodePacked(values));          // p_sint64
+    if (string_after) record += testing::LengthDelimitedField(2, std::string(80, 'x'));  // str
+    const absl::string_view records[] = {record};
+    bounded.ResetCalls();
+    window.ResetCalls();
+    ArrowRecordBatch out;
+    ASSERT_TRUE(DecodeToArrow(test2::Everything::descriptor(), records, Select({"p_sint64"}),
+                              &out.schema, &out.array)
+                    .ok());
+    const bool takes_window = has_window && string_after;
+    EXPECT_EQ(window.calls(), takes_window ? 1 : 0);
+    EXPECT_EQ(bounded.calls(), takes_window ? 0 : 1);
+    const ArrowArray& items = *out.array.children[0]->children[0];
+    ASSERT_EQ(items.length, static_cast<int64_t>(values.size()));
+    const auto* got = static_cast<const int64_t*>(items.buffers[1]);
+    for (size_t i = 0; i < values.size(); ++i) {
+      EXPECT_EQ(got[i], testing::ZigZagDecode64(values[i])) << i;
+    }
+  }
 }
 
 }  // namespace

@@ -62,8 +62,9 @@ inline bool TakesTinyDecoder(size_t bytes, ptrdiff_t readable) {
 // Whether a generated parser's payload of `bytes` bytes takes the short paths (ParseShortPacked).
 inline bool TakesShortPath(size_t bytes) { return bytes <= kShortPackedBytes; }
 
-// On the short path: whether a payload of `bytes` bytes, with `readable` bytes of the input from
-// its first byte, goes to the kernel's window decoder, where it has one, instead of the bounded
+// On the short path (and the columnar decoder's, which follows it): whether a payload of `bytes`
+// bytes, with `readable` bytes of the input from its first byte, goes to the kernel's window
+// decoder, where it has one, instead of the bounded
 // tiny decoder (a tiny one was offered decode_tiny already). The room is there: a kernel with a
 // window decoder offers kWindowSpareValues (bounded_tiny_spare_values). Reused OSM and tiles read
 // 2-5 % faster so on bmi2 and masked_vbyte_avx2 (docs/kernels.md, "The window decoder").
