@@ -6,7 +6,8 @@
 // (step8_avx2-inl.h), which cut each value out of the step's packed bits with two variable shifts
 // in 64-bit lanes and carry a varint from step to step. Two ways in: 64-bit windows between the
 // block decoders' runs of one- and two-byte windows (step_loop_avx2-inl.h's ShortVarintRuns), and
-// whole short payloads (short_payloads_avx2-inl.h's decode_tiny and decode_tiny_bounded).
+// whole short payloads (short_payloads_avx2-inl.h's decode_tiny, decode_tiny_bounded and
+// decode_window).
 //
 // One step (eight bytes that may begin a varint, given in a 16-byte vector whose first byte is the
 // step's first): every byte's 32-bit lane is computed as if a varint began at that byte. A pshufb
@@ -24,8 +25,9 @@
 // Bounds: a lane reads only bytes up to its varint's last one, so bytes past a payload or window
 // (zeros or anything) change only lanes that no start selects. A window reads exactly its 64
 // bytes; a bounded payload comes in registers its reader filled without reading past it
-// (short_payloads_avx2-inl.h's LoadWholePayload); both write out[0, count + 8): step k begins at a
-// slot of at most 8k, since every byte begins at most one varint.
+// (short_payloads_avx2-inl.h's LoadWholePayload), a window decoder's in its caller's 64 readable
+// bytes; all write out[0, count + 8): step k begins at a slot of at most 8k, since every byte
+// begins at most one varint.
 //
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, in a kernel's .cc
 // compiled with -mavx2 and -mpopcnt, after parsers/kernel_probes.h (tests count the windows and
@@ -109,10 +111,11 @@ struct VarintLanes {
     *p += 64 - open_bytes;
   }
 
-  // The whole payload of n bytes, 16 <= n <= 64, given in two registers (`low`: bytes 0-31,
-  // `high`: bytes 32-63, anything past the payload), whose continuation bits are `more` (its last
-  // byte ending a varint), into out[0, count): one step per 8 bytes, each step's 16 bytes cut from
-  // the registers (step 7's upper 8 are zeros). Bytes past the payload only reach lanes that no
+  // The whole payload of n bytes, 1 <= n <= 64 (the bounded decoder gives 16 and more, the window
+  // decoder any), given in two registers (`low`: bytes 0-31, `high`: bytes 32-63, anything past
+  // the payload), whose continuation bits are `more` (its last byte ending a varint; none past
+  // it), into out[0, count): one step per 8 bytes, each step's 16 bytes cut from the registers
+  // (step 7's upper 8 are zeros). Bytes past the payload only reach lanes that no
   // start selects. REQUIRES: Takes(more); room for count + 8 values at `out`.
   __attribute__((always_inline)) static void Payload(__m256i low, __m256i high, int n,
                                                      uint64_t more, Out* out) {
