@@ -79,6 +79,14 @@ class KernelTest : public ::testing::TestWithParam<KernelEntry> {
     return has;
   }
 
+  // What a slack-reading tiny decoder's case is (decode_tiny, decode_window): the kernel, the
+  // format, the room, what pads the payload to the readable bytes (`pad`), and the payload.
+  std::string TinyCase(VarintFormat format, int room, char pad, const std::string& payload) const {
+    return absl::StrCat("kernel=", kernel().name, " format=", FormatName(format), " room=", room,
+                        " padding=", pad == '\x01' ? "one-byte varints" : "continuation bytes",
+                        " payload=[", Hex(payload), "]");
+  }
+
   // Decodes `payload` with the kernel (payload against the trailing guard page, then against the
   // leading one), checks both against the expectations, and returns whether the checks passed.
   void Check(VarintFormat format, absl::string_view payload, bool strict,
@@ -573,6 +581,11 @@ bool HasVarintLongerThan(const std::string& payload, int longest) {
   return false;
 }
 
+// Output for `room` values of `format` and 8 more, filled with 0xA5 (CheckTinyResult's sentinel).
+std::vector<unsigned char> TinyOutput(VarintFormat format, int room) {
+  return std::vector<unsigned char>((static_cast<size_t>(room) + 8) * OutputSize(format), 0xA5);
+}
+
 // A tiny decoder's result `r` (decode_tiny, decode_tiny_bounded, decode_window) in `format`,
 // against the reference's `expected`, its output `out` filled with 0xA5 before the call: nothing
 // written past `room` values; declined (kTinyUnhandled) only where `may_decline`; kTinyMalformed
@@ -618,12 +631,8 @@ TEST_P(KernelTest, TinyDecoderAgreesWithTheReference) {
       for (VarintFormat format : AllFormats()) {
         const Expected expected = ExpectedDecode(format, payload, /*strict=*/false);
         for (const int room : {static_cast<int>(payload.size()), 16}) {
-          SCOPED_TRACE(
-              absl::StrCat("kernel=", kernel().name, " format=", FormatName(format), " room=", room,
-                           " padding=", pad == '\x01' ? "one-byte varints" : "continuation bytes",
-                           " payload=[", Hex(payload), "]"));
-          const size_t elem = OutputSize(format);
-          std::vector<unsigned char> out((static_cast<size_t>(room) + 8) * elem, 0xA5);
+          SCOPED_TRACE(TinyCase(format, room, pad, payload));
+          std::vector<unsigned char> out = TinyOutput(format, room);
           const int r =
               kernel().TinyDecoder(format)(begin, begin + payload.size(), out.data(), room);
           ASSERT_NO_FATAL_FAILURE(CheckTinyResult(format, expected, r, out, room, has_long_varint))
@@ -722,12 +731,8 @@ TEST_P(KernelTest, WindowDecoderAgreesWithTheReference) {
         const bool may_decline = HasVarintLongerThan(payload, longest);
         for (const int room :
              {static_cast<int>(payload.size()) + internal::kWindowSpareValues, 128}) {
-          SCOPED_TRACE(
-              absl::StrCat("kernel=", kernel().name, " format=", FormatName(format), " room=", room,
-                           " padding=", pad == '\x01' ? "one-byte varints" : "continuation bytes",
-                           " payload=[", Hex(payload), "]"));
-          const size_t elem = OutputSize(format);
-          std::vector<unsigned char> out((static_cast<size_t>(room) + 8) * elem, 0xA5);
+          SCOPED_TRACE(TinyCase(format, room, pad, payload));
+          std::vector<unsigned char> out = TinyOutput(format, room);
           const int r = window(begin, begin + payload.size(), out.data(), room);
           ASSERT_NO_FATAL_FAILURE(CheckTinyResult(format, expected, r, out, room, may_decline));
         }
