@@ -87,6 +87,7 @@ namespace {
 
 // 64-bit fields' varints of at most four or five bytes in 32-bit lanes: windows and short
 // payloads.
+#include "parsers/varint_lanes-inl.h"
 #include "parsers/varint_lanes_avx2-inl.h"
 
 // decode_tiny and decode_tiny_bounded, from both kinds of steps.

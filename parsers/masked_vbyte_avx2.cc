@@ -56,6 +56,7 @@ namespace {
 
 // 64-bit fields' varints of at most four or five bytes in 32-bit lanes: windows and short
 // payloads.
+#include "parsers/varint_lanes-inl.h"
 #include "parsers/varint_lanes_avx2-inl.h"
 
 // The decoder, on the building blocks above.

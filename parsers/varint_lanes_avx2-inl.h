@@ -22,17 +22,13 @@
 // the order {0, 1, 4, 5, 2, 3, 6, 7}. Eight slots are stored from the step's first value. Nothing
 // branches on the values.
 //
-// Bounds: a lane reads only bytes up to its varint's last one, so bytes past a payload or window
-// (zeros or anything) change only lanes that no start selects. A window reads exactly its 64
-// bytes; a bounded payload comes in registers its reader filled without reading past it
-// (short_payloads_avx2-inl.h's LoadWholePayload), a window decoder's in its caller's 64 readable
-// bytes; all write out[0, count + 8): step k begins at a slot of at most 8k, since every byte
-// begins at most one varint.
+// The walks over a run's steps, and their bounds, are varint_lanes-inl.h's (shared with the SSE4.1
+// form, varint_lanes_sse41-inl.h); here, one more way in: a bounded payload that comes in registers
+// its reader filled without reading past it (short_payloads_avx2-inl.h's LoadWholePayload).
 //
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, in a kernel's .cc
-// compiled with -mavx2 and -mpopcnt, after parsers/kernel_probes.h (tests count the windows and
-// payloads with it) and parsers/varint_format-inl.h (which brings tiny_payload-inl.h). No include
-// guard; includes nothing (varint_format-inl.h says why).
+// compiled with -mavx2 and -mpopcnt, after parsers/varint_lanes-inl.h. No include guard; includes
+// nothing (varint_format-inl.h says why).
 
 // For each 8-bit mask of the bytes beginning a varint in a step: the vpermd indices that gather
 // those bytes' lanes, in order, to the slots {0, 1, 4, 5, 2, 3, 6, 7} (unpacking the low and high
@@ -62,54 +58,10 @@ constexpr StartLaneGathers MakeStartLaneGathers() {
 
 alignas(64) constexpr StartLaneGathers kStartLaneGathers = MakeStartLaneGathers();
 
-// Bit i: a varint begins at byte i of a run of n bytes (1 <= n <= 64) whose continuation bits are
-// `more` and whose last byte ends a varint.
-inline uint64_t VarintStarts(uint64_t more, int n) { return ((~more << 1) | 1) & PayloadBytes(n); }
-
-// The formats decoded in these lanes: 64-bit values, no running sum.
-template <VarintFormat F>
-inline constexpr bool kLaneFormat = sizeof(typename FormatTraits<F>::Out) == 8 &&
-                                    !FormatTraits<F>::kDelta;
-
 template <VarintFormat F, int kMaxBytes>
-struct VarintLanes {
-  using Out = typename FormatTraits<F>::Out;
-  static_assert(kLaneFormat<F>, "64-bit formats, no running sum");
-  static_assert(kMaxBytes == 4 || kMaxBytes == 5, "four or five bytes in a 32-bit lane");
-
-  // Whether every varint of a run whose continuation bits are `more` is at most kMaxBytes long (a
-  // varint still open at a window's end is checked by the next window, which begins with it).
-  static bool Takes(uint64_t more) { return !HasVarintLongerThan<kMaxBytes>(more); }
-
-  // The values ending in the 64-byte window at *p, whose continuation bits are `more`, into
-  // out[*n, *n + count); advances *n by count and *p past the last of them (to the varint left open
-  // in the window's last bytes, which the next window begins with). REQUIRES: a varint begins at
-  // *p; Takes(more); 64 slots at out + *n (up to eight past the count are overwritten).
-  __attribute__((always_inline)) static void Window(const uint8_t** p, uint64_t more, Out* out,
-                                                    size_t* n) {
-    if constexpr (kMaxBytes == 4) {
-      PBACCEL_KERNEL_PROBE(four_byte_windows);
-    } else {
-      PBACCEL_KERNEL_PROBE(five_byte_windows);
-    }
-    const int open_bytes = __builtin_clzll(~more);
-    const uint64_t starts = ((~more << 1) | 1) & (~uint64_t{0} >> open_bytes);
-    const uint8_t* const window = *p;
-    Out* const to = out + *n;
-    size_t count = 0;
-#pragma GCC unroll 8
-    for (int k = 0; k < 8; ++k) {
-      // The step's bytes and the eight after them; the last step's are bytes 56 to 63, zeros above.
-      const __m128i bytes =
-          k < 7 ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(window + 8 * k))
-                : _mm_srli_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(window + 48)), 8);
-      const unsigned step_starts = static_cast<unsigned>(starts >> (8 * k)) & 0xFFu;
-      Step(bytes, step_starts, to + count);
-      count += static_cast<size_t>(__builtin_popcount(step_starts));
-    }
-    *n += count;
-    *p += 64 - open_bytes;
-  }
+struct VarintLanes : VarintLaneWalk<VarintLanes<F, kMaxBytes>, F, kMaxBytes> {
+  using Walk = VarintLaneWalk<VarintLanes<F, kMaxBytes>, F, kMaxBytes>;
+  using Out = typename Walk::Out;
 
   // The whole payload of n bytes, 1 <= n <= 64 (the bounded decoder gives 16 and more, the window
   // decoder any), given in two registers (`low`: bytes 0-31, `high`: bytes 32-63, anything past
@@ -125,33 +77,8 @@ struct VarintLanes {
     const __m128i step_bytes[8] = {
         b0,  _mm_alignr_epi8(b16, b0, 8),  b16, _mm_alignr_epi8(b32, b16, 8),
         b32, _mm_alignr_epi8(b48, b32, 8), b48, _mm_srli_si128(b48, 8)};
-    Steps((n + 7) / 8, VarintStarts(more, n), [&step_bytes](int k) { return step_bytes[k]; }, out);
-  }
-
-  // The payload p[0, n), 1 <= n <= 16, with kTinyReadableBytes readable from p: two steps of
-  // 16-byte loads. Returns the values' count. REQUIRES: as Payload's.
-  __attribute__((always_inline)) static int Tiny(const uint8_t* p, int n, uint64_t more, Out* out) {
-    PBACCEL_KERNEL_PROBE(lane_payloads);
-    return static_cast<int>(Steps(
-        2, VarintStarts(more, n),
-        [p](int k) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 8 * k)); }, out));
-  }
-
-  // `steps` steps (at most 8) from out[0], step k's bytes given by bytes_of(k), its starts by bits
-  // 8k to 8k+7 of `starts`. Unrolled, so that k is a constant in each step (bytes_of may pick a
-  // register by it). Returns the values stored.
-  template <class BytesOf>
-  __attribute__((always_inline)) static size_t Steps(int steps, uint64_t starts, BytesOf bytes_of,
-                                                     Out* out) {
-    size_t count = 0;
-#pragma GCC unroll 8
-    for (int k = 0; k < 8; ++k) {
-      if (k == steps) break;
-      const unsigned step_starts = static_cast<unsigned>(starts >> (8 * k)) & 0xFFu;
-      Step(bytes_of(k), step_starts, out + count);
-      count += static_cast<size_t>(__builtin_popcount(step_starts));
-    }
-    return count;
+    Walk::Steps((n + 7) / 8, VarintStarts(more, n), [&step_bytes](int k) { return step_bytes[k]; },
+                out);
   }
 
   // One step: the varints beginning at the bytes of `bytes`[0, 8) that `step_starts` marks (each
