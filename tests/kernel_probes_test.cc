@@ -82,7 +82,13 @@ struct Probed {
                              // does not: only its short-payload decoders have the steps).
   StepLoopFormats step_loop;
   bool varint_lanes;  // Whether 64-bit fields' varints of up to four or five bytes take 32-bit
-                      // lanes (the block decoder's windows, the tiny decoders' payloads).
+                      // lanes (the block decoder's windows, decode_tiny's and decode_window's
+                      // payloads).
+  bool avx2_lanes;    // The AVX2 kernels' lanes and short-payload decoders: four-byte windows
+                      // besides the five-byte ones; decode_tiny_bounded takes the lanes too (from
+                      // registers), decode_window takes them for every 64-bit payload, whole steps
+                      // every other payload. masked_vbyte's SSE4.1 lanes: five-byte windows only,
+                      // decode_tiny and decode_window after the 16-byte steps.
 };
 
 // Tile-like values: one and two bytes; with a three-byte one among them; with a four-byte one
@@ -241,10 +247,10 @@ TEST_P(KernelProbesTest, BlockDecoderTakesTheStepLoopWhereItShould) {
 
 // Long payloads of one- to four-byte varints (OSM's dense node coordinates are such sint64
 // fields), of one- to five-byte ones (its node ids, a way's refs) and with a six-byte one in every
-// window: the kernels with 32-bit lanes take a four-byte window for every 64 bytes of the first,
-// a five-byte window for every 64 bytes of the second, in the lenient 64-bit formats without a
-// running sum; none in strict mode, for 32-bit formats, or for the third; the values right either
-// way.
+// window: the kernels with 32-bit lanes take a four-byte window for every 64 bytes of the first
+// (masked_vbyte, whose SSE4.1 lanes have no four-byte form, a five-byte one), a five-byte window
+// for every 64 bytes of the second, in the lenient 64-bit formats without a running sum; none in
+// strict mode, for 32-bit formats, or for the third; the values right either way.
 TEST_P(KernelProbesTest, BlockDecoderTakesFourAndFiveByteWindowsFor64BitFields) {
   for (const auto* cycle : {&kUpToFour64, &kWithFive64, &kWithSix64}) {
     std::vector<uint64_t> values;
@@ -270,10 +276,10 @@ TEST_P(KernelProbesTest, BlockDecoderTakesFourAndFiveByteWindowsFor64BitFields) 
         const bool lanes = GetParam().varint_lanes && windowed && !strict;
         // Every window but the last, which the bounded scalar reader finishes.
         const uint64_t windows = payload.size() / 64 - 1;
-        if (lanes && cycle == &kUpToFour64) {
+        if (lanes && cycle == &kUpToFour64 && GetParam().avx2_lanes) {
           EXPECT_GE(four_windows, windows) << payload.size() << " bytes";
           EXPECT_EQ(fives, 0u);
-        } else if (lanes && cycle == &kWithFive64) {
+        } else if (lanes && cycle != &kWithSix64) {
           EXPECT_EQ(four_windows, 0u);
           EXPECT_GE(fives, windows) << payload.size() << " bytes";
         } else {
@@ -447,10 +453,12 @@ TEST_P(KernelProbesTest, ShortPayloadsOfUpToFiveByteVarintsTakeLanes) {
           const auto tiny = [&](auto* out, int) {
             return kernel().TinyDecoder(format)(p, p + n, out, kTinyPayloadBytes);
           };
-          // A kernel without the lanes may decline (masked_vbyte's decode_tiny takes varints of up
-          // to four bytes): then there are no values to check.
+          // The AVX2 kernels (avx2_lanes: whole steps for the rest) take every such payload,
+          // and every kernel the ones its lanes take; another may decline (neon's and
+          // masked_vbyte's decode_tiny take other varints of up to four bytes, one by one): then
+          // there are no values to check.
           std::vector<uint64_t> scratch(kTinyPayloadBytes);
-          if (GetParam().varint_lanes || tiny(scratch.data(), 0) != kTinyUnhandled) {
+          if (GetParam().avx2_lanes || lanes || tiny(scratch.data(), 0) != kTinyUnhandled) {
             EXPECT_EQ(lane_payloads(tiny, false), lanes ? 1u : 0u) << "decode_tiny";
           }
           payload.resize(n);
@@ -464,7 +472,7 @@ TEST_P(KernelProbesTest, ShortPayloadsOfUpToFiveByteVarintsTakeLanes) {
           const auto bounded = [&](auto* out, int room) {
             return kernel().DecodeTinyBounded(format, p, p + n, out, static_cast<size_t>(room));
           };
-          const uint64_t want_lanes = lanes && n >= 16 ? 1 : 0;
+          const uint64_t want_lanes = lanes && GetParam().avx2_lanes && n >= 16 ? 1 : 0;
           EXPECT_EQ(lane_payloads(bounded, false), want_lanes) << "decode_tiny_bounded";
           // Without the spare slots the steps go through a buffer, where the AVX2 kernels take
           // 8-byte steps: short_payloads_avx2-inl.h's WholeStepBoundedTiny reads a payload into
@@ -473,7 +481,7 @@ TEST_P(KernelProbesTest, ShortPayloadsOfUpToFiveByteVarintsTakeLanes) {
           EXPECT_EQ(lane_payloads(bounded, true), 0u)
               << "decode_tiny_bounded, room for the values only";
           const uint64_t want_registers =
-              GetParam().varint_lanes && is64 && !over_five_bytes && n >= 16 ? 1 : 0;
+              GetParam().avx2_lanes && is64 && !over_five_bytes && n >= 16 ? 1 : 0;
           EXPECT_EQ(counted(probes::register_payloads, bounded, false), want_registers)
               << "decode_tiny_bounded";
           EXPECT_EQ(counted(probes::register_payloads, bounded, true), 0u)
@@ -484,12 +492,14 @@ TEST_P(KernelProbesTest, ShortPayloadsOfUpToFiveByteVarintsTakeLanes) {
   }
 }
 
-// The AVX2 kernels' window decoder (decode_window, short_payloads_avx2-inl.h) takes payloads of up
+// The x86 kernels' window decoder (decode_window, short_payloads_avx2-inl.h) takes payloads of up
 // to 64 bytes followed by readable bytes (continuation bytes here) its own ways: a 64-bit one of
 // varints of up to five bytes (OSM's refs) in 32-bit lanes, also when they are all one or two
 // bytes; a 32-bit one of one- and two-byte varints in 16-byte steps, and one holding a longer
 // varint without them. It declines a 64-bit payload holding a six-byte varint, taking no way. The
-// values right each time. Kernels without one (masked_vbyte) have no entry.
+// values right each time. masked_vbyte's (SSE4.1) the same ways, but a 64-bit payload of one- and
+// two-byte varints takes the 16-byte steps, and a 32-bit one with a longer varint its block
+// decoder. Kernels without one (neon, sve) have no entry.
 TEST_P(KernelProbesTest, TheWindowDecoderTakesShortPayloadsItsWays) {
   if (kernel().WindowDecoder(VarintFormat::kUInt32) == nullptr) {
     GTEST_SKIP() << GetParam().name << " has no window decoder";
@@ -523,11 +533,24 @@ TEST_P(KernelProbesTest, TheWindowDecoderTakesShortPayloadsItsWays) {
         const int64_t windows = window(*cycle, count, format, probes::window_payloads);
         if (windows < 0) continue;  // Over 64 bytes.
         EXPECT_EQ(windows, 1);
-        EXPECT_EQ(window(*cycle, count, format, probes::lane_payloads), 1) << "64-bit lanes";
+        // masked_vbyte's: where a varint is over two bytes (the first of these is the third
+        // value of kWithFive64, the first of kRefsLike).
+        bool over_two_bytes = false;
+        for (int i = 0; i < count; ++i) {
+          over_two_bytes |= (*cycle)[static_cast<size_t>(i) % cycle->size()] >= uint64_t{1} << 14;
+        }
+        EXPECT_EQ(window(*cycle, count, format, probes::lane_payloads),
+                  GetParam().avx2_lanes || over_two_bytes ? 1 : 0)
+            << "64-bit lanes";
       }
       const std::vector<uint64_t> short64(kShort.begin(), kShort.end());
       if (window(short64, count, format, probes::window_payloads) >= 0) {
-        EXPECT_EQ(window(short64, count, format, probes::lane_payloads), 1) << "short ones too";
+        if (GetParam().avx2_lanes) {
+          EXPECT_EQ(window(short64, count, format, probes::lane_payloads), 1) << "short ones too";
+        } else if (count >= 2) {  // The second is two bytes (the first alone: widened).
+          EXPECT_EQ(window(short64, count, format, probes::lane_payloads), 0) << "short ones";
+          EXPECT_GE(window(short64, count, format, probes::two_byte_steps), 1) << "short ones";
+        }
       }
       if (count >= 5) {  // The six-byte varint is the fifth.
         EXPECT_EQ(window(kWithSix64, count, format, probes::window_payloads), -1)
@@ -551,20 +574,21 @@ INSTANTIATE_TEST_SUITE_P(
     ProbedKernels, KernelProbesTest,
 #if defined(__x86_64__)
     ::testing::Values(Probed{"bmi2", &kBmi2Kernel, PBACCEL_PROBED_BMI2_FEATURES, true,
-                             StepLoopFormats::kAll, true},
+                             StepLoopFormats::kAll, true, true},
                       // The step loop (PortableBits) for every format (long payloads of five-byte
                       // varints aside: MaskedVbyteAvx2BlockDecoderTest).
                       Probed{"masked_vbyte_avx2", &kMaskedVbyteAvx2Kernel,
                              PBACCEL_PROBED_MASKED_VBYTE_AVX2_FEATURES, true, StepLoopFormats::kAll,
-                             true},
+                             true, true},
+                      // The SSE4.1 lanes (varint_lanes_sse41-inl.h).
                       Probed{"masked_vbyte", &kMaskedVbyteKernel,
                              PBACCEL_PROBED_MASKED_VBYTE_FEATURES, false, StepLoopFormats::kNone,
-                             false}),
+                             true, false}),
 #else
     ::testing::Values(Probed{"neon", &kNeonKernel, PBACCEL_PROBED_NEON_FEATURES, true,
-                             StepLoopFormats::kNone, false},
+                             StepLoopFormats::kNone, false, false},
                       Probed{"sve", &kSveKernel, PBACCEL_PROBED_SVE_FEATURES, true,
-                             StepLoopFormats::kNone, false}),
+                             StepLoopFormats::kNone, false, false}),
 #endif
     [](const ::testing::TestParamInfo<Probed>& info) { return std::string(info.param.name); });
 
