@@ -3,12 +3,13 @@
 // //bench:short_payloads: the real corpora's packed payloads of up to 128 bytes (where most real
 // packed fields are), by field and by size, through each way a kernel decodes them: the block
 // decoder (`decode`, the payload's bytes as the room), decode_tiny (payloads of up to 16 bytes,
-// room for 16 values, readable slack past the payload) and decode_tiny_bounded (room for the
-// payload's bytes plus the kernel's bounded_tiny_spare_values, as the generated parsers offer), for
-// every kernel this CPU runs. The payloads are the files' own bytes, found by FieldReader.
-// Nanoseconds per payload, every payload of a set decoded in turn (so branch predictors see the
-// real mix of sizes), the best of --reps rounds with the ways interleaved; ratios between ways of
-// one kernel are what a noisy machine keeps.
+// room for 16 values, readable slack past the payload), decode_tiny_bounded (room for the
+// payload's bytes plus the kernel's bounded_tiny_spare_values, as the generated parsers offer) and
+// decode_window (payloads of up to 64 bytes, the rest of the set's bytes readable past them, room
+// for the payload's bytes plus kWindowSpareValues), for every kernel this CPU runs. The payloads
+// are the files' own bytes, found by FieldReader. Nanoseconds per payload, every payload of a set
+// decoded in turn (so branch predictors see the real mix of sizes), the best of --reps rounds with
+// the ways interleaved; ratios between ways of one kernel are what a noisy machine keeps.
 //
 //   ./bazelw run -c opt //bench:short_payloads [-- --data=DIR --reps=N]
 //
@@ -46,7 +47,7 @@ using internal::KernelDescriptor;
 using internal::VarintFormat;
 
 // One field's payloads of one size class, laid out back to back in `bytes` (kSlack more at the
-// end, so decode_tiny may read past the last one).
+// end, so decode_tiny and decode_window may read past the last one).
 struct PayloadSet {
   std::string field;
   VarintFormat format;
@@ -54,7 +55,7 @@ struct PayloadSet {
   std::string bytes;
   std::vector<std::pair<size_t, int>> at;  // Offset and size of each payload.
 };
-constexpr int kSlack = 32;
+constexpr int kSlack = internal::kWindowReadableBytes;
 constexpr std::pair<int, int> kSizeClasses[] = {{1, 16}, {17, 32}, {33, 64}, {65, 128}};
 
 // A packed field of the corpora: where it is (field numbers from the message down; every one but
@@ -174,9 +175,10 @@ size_t OutputBytes(VarintFormat f) {
   }
 }
 
-enum Way { kDecode, kTiny, kBounded, kWays };
+enum Way { kDecode, kTiny, kBounded, kWindow, kWays };
 volatile uint64_t g_sink;  // Keeps the decodes' results live.
-const char* const kWayNames[kWays] = {"decode", "decode_tiny", "decode_tiny_bounded"};
+const char* const kWayNames[kWays] = {"decode", "decode_tiny", "decode_tiny_bounded",
+                                      "decode_window"};
 
 // The values of payload `i` of `s` decoded `way` by `kernel` into `out` (room as the header says),
 // or -1 where the way does not apply or declines.
@@ -194,9 +196,15 @@ int DecodeOne(const KernelDescriptor& kernel, Way way, const PayloadSet& s, size
       return n <= internal::kTinyPayloadBytes
                  ? kernel.TinyDecoder(s.format)(p, p + n, out, internal::kTinyPayloadBytes)
                  : -1;
-    default:
+    case kBounded:
       return kernel.DecodeTinyBounded(s.format, p, p + n, out,
                                       static_cast<size_t>(n) + kernel.bounded_tiny_spare_values);
+    default: {
+      const internal::TinyDecodeFn window = kernel.WindowDecoder(s.format);
+      return window != nullptr && n <= internal::kWindowPayloadBytes
+                 ? window(p, p + n, out, n + internal::kWindowSpareValues)
+                 : -1;
+    }
   }
 }
 
@@ -227,14 +235,14 @@ int Main(int argc, char** argv) {
   const KernelDescriptor& reference = *internal::FindKernel("scalar")->kernel;
   std::vector<unsigned char> out_buffer, expected(256 * 8);
   unsigned char* const out = corpora::SpanFromAPage(&out_buffer, 256 * 8).data();  // page_start.h
-  std::printf("%-20s %-7s %8s  %-18s %20s %20s %22s\n", "field", "bytes", "payloads", "kernel",
-              kWayNames[0], kWayNames[1], kWayNames[2]);
+  std::printf("%-20s %-7s %8s  %-18s %20s %20s %22s %20s\n", "field", "bytes", "payloads", "kernel",
+              kWayNames[0], kWayNames[1], kWayNames[2], kWayNames[3]);
   for (const PayloadSet& s : sets) {
     const size_t elem = OutputBytes(s.format);
     for (absl::string_view name : SupportedKernels()) {
       const KernelDescriptor& kernel = *internal::FindKernel(name)->kernel;
       // Checked first: every way that takes a payload gives the reference's values.
-      size_t declined[kWays] = {0, 0, 0};
+      size_t declined[kWays] = {0, 0, 0, 0};
       for (size_t i = 0; i < s.at.size(); ++i) {
         const int want = DecodeOne(reference, kDecode, s, i, expected.data());
         for (int way = 0; way < kWays; ++way) {
@@ -249,10 +257,12 @@ int Main(int argc, char** argv) {
           }
         }
       }
-      double best[kWays] = {1e30, 1e30, 1e30};
+      double best[kWays] = {1e30, 1e30, 1e30, 1e30};
       const bool applies[kWays] = {true, s.max_bytes <= internal::kTinyPayloadBytes,
                                    kernel.BoundedTinyDecoder(s.format) != nullptr &&
-                                       s.max_bytes <= internal::BoundedTinyPayloadBytes(s.format)};
+                                       s.max_bytes <= internal::BoundedTinyPayloadBytes(s.format),
+                                   kernel.WindowDecoder(s.format) != nullptr &&
+                                       s.max_bytes <= internal::kWindowPayloadBytes};
       uint64_t sink = 0;
       for (int rep = 0; rep < reps; ++rep) {
         for (int way = 0; way < kWays; ++way) {
@@ -284,8 +294,8 @@ int Main(int argc, char** argv) {
       char bytes[16];
       std::snprintf(bytes, sizeof(bytes), "%d-%d", s.min_bytes, s.max_bytes);
       g_sink = sink;
-      std::printf("%-20s %-7s %8zu  %-18s %20s %20s %22s\n", s.field.c_str(), bytes, s.at.size(),
-                  std::string(name).c_str(), cells[0], cells[1], cells[2]);
+      std::printf("%-20s %-7s %8zu  %-18s %20s %20s %22s %20s\n", s.field.c_str(), bytes,
+                  s.at.size(), std::string(name).c_str(), cells[0], cells[1], cells[2], cells[3]);
     }
   }
   std::printf("(ns per payload, best of %d interleaved rounds; kernel in use: %s)\n", reps,
