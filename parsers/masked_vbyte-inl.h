@@ -57,8 +57,9 @@
 // running carry) are fused into the stores.
 // Compiled for SSE4.1 (masked_vbyte), a 64-byte window of a 64-bit field (int64, uint64, sint64;
 // lenient mode) whose varints are all at most five bytes (OSM's coordinate and id deltas) is not
-// walked by steps at all: it takes the 32-bit lanes (varint_lanes_sse41-inl.h), eight bytes at a
-// time with no serial chain, a varint begun in its last bytes left to the next window.
+// walked by steps at all: it takes the 32-bit lanes (varint_lanes_sse41-inl.h; four-byte ones
+// where its varints are all at most four bytes), eight bytes at a time with no serial chain, a
+// varint begun in its last bytes left to the next window.
 //
 // Bounds: the in-place walk runs while 64 bytes of payload remain (its loads reach at most 64 bytes
 // past the window's start; 128 with the look-ahead, which runs while 128 remain) and 16 output
@@ -585,10 +586,14 @@ struct MaskedVByteDecoder {
 #else
       if constexpr (!kStrict && kLaneFormat<F>) {
         // 64 bytes of a 64-bit field's varints of at most five bytes (OSM's coordinate and id
-        // deltas): 32-bit lanes, one step per 8 bytes (varint_lanes_sse41-inl.h), a varint begun
-        // in the last bytes left to the next window.
-        if (VarintLanesSse41<F>::Takes(bits) && cap - n >= 64) {
-          VarintLanesSse41<F>::Window(&p, bits, out, &n);
+        // deltas): 32-bit lanes, one step per 8 bytes (varint_lanes_sse41-inl.h; the four-byte
+        // form where it takes them), a varint begun in the last bytes left to the next window.
+        if (cap - n >= 64 && VarintLanesSse41<F, 5>::Takes(bits)) {
+          if (VarintLanesSse41<F, 4>::Takes(bits)) {
+            VarintLanesSse41<F, 4>::Window(&p, bits, out, &n);
+          } else {
+            VarintLanesSse41<F, 5>::Window(&p, bits, out, &n);
+          }
           if (end - p >= 64) bits = HighBitsOf64(p);
           continue;
         }

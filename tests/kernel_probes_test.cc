@@ -84,11 +84,10 @@ struct Probed {
   bool varint_lanes;  // Whether 64-bit fields' varints of up to four or five bytes take 32-bit
                       // lanes (the block decoder's windows, decode_tiny's and decode_window's
                       // payloads).
-  bool avx2_lanes;    // The AVX2 kernels' lanes and short-payload decoders: four-byte windows
-                      // besides the five-byte ones; decode_tiny_bounded takes the lanes too (from
-                      // registers), decode_window takes them for every 64-bit payload, whole steps
-                      // every other payload. masked_vbyte's SSE4.1 lanes: five-byte windows only,
-                      // decode_tiny and decode_window after the 16-byte steps.
+  bool avx2_lanes;    // The AVX2 kernels' short-payload decoders: decode_tiny_bounded takes the
+                      // lanes too (from registers), decode_window takes them for every 64-bit
+                      // payload, whole steps every other payload. masked_vbyte's SSE4.1 ones:
+                      // decode_tiny and decode_window take the lanes after the 16-byte steps.
 };
 
 // Tile-like values: one and two bytes; with a three-byte one among them; with a four-byte one
@@ -247,10 +246,10 @@ TEST_P(KernelProbesTest, BlockDecoderTakesTheStepLoopWhereItShould) {
 
 // Long payloads of one- to four-byte varints (OSM's dense node coordinates are such sint64
 // fields), of one- to five-byte ones (its node ids, a way's refs) and with a six-byte one in every
-// window: the kernels with 32-bit lanes take a four-byte window for every 64 bytes of the first
-// (masked_vbyte, whose SSE4.1 lanes have no four-byte form, a five-byte one), a five-byte window
-// for every 64 bytes of the second, in the lenient 64-bit formats without a running sum; none in
-// strict mode, for 32-bit formats, or for the third; the values right either way.
+// window: the kernels with 32-bit lanes take a four-byte window for every 64 bytes of the first,
+// a five-byte window for every 64 bytes of the second, in the lenient 64-bit formats without a
+// running sum; none in strict mode, for 32-bit formats, or for the third; the values right either
+// way.
 TEST_P(KernelProbesTest, BlockDecoderTakesFourAndFiveByteWindowsFor64BitFields) {
   for (const auto* cycle : {&kUpToFour64, &kWithFive64, &kWithSix64}) {
     std::vector<uint64_t> values;
@@ -276,7 +275,7 @@ TEST_P(KernelProbesTest, BlockDecoderTakesFourAndFiveByteWindowsFor64BitFields) 
         const bool lanes = GetParam().varint_lanes && windowed && !strict;
         // Every window but the last, which the bounded scalar reader finishes.
         const uint64_t windows = payload.size() / 64 - 1;
-        if (lanes && cycle == &kUpToFour64 && GetParam().avx2_lanes) {
+        if (lanes && cycle == &kUpToFour64) {
           EXPECT_GE(four_windows, windows) << payload.size() << " bytes";
           EXPECT_EQ(fives, 0u);
         } else if (lanes && cycle != &kWithSix64) {
