@@ -59,7 +59,8 @@
 //         * a payload of at most 64 bytes (a 64-bit one first, any other that the tiny decoder
 //           did not take), with 64 bytes of the buffer from its first byte, into a span of a
 //           value per payload byte and 8 more: the window decoder, where the kernel has one
-//           (bmi2, masked_vbyte_avx2), which may store up to 8 elements past the values.
+//           (bmi2, masked_vbyte_avx2, masked_vbyte; avx512's is its bounded decoder), which
+//           may store up to 8 elements past the values.
 //       On CPUs without AVX-512 either takes about half the time of the bounded way, whose care
 //       not to read past the payload costs there (size_policy.h, SpanTakesTinyDecoder and
 //       SpanTakesWindowDecoder). Anything else, and what those decoders decline, as the form

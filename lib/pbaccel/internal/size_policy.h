@@ -108,9 +108,10 @@ inline bool SpanTakesTinyDecoder(size_t bytes, ptrdiff_t readable, size_t room, 
 // decoder's contract). 64-bit formats ask it before any other way: every payload of OSM's refs
 // takes one path, where the tiny decoder's size test mispredicted on them (half are under 16
 // bytes); 32-bit and bool ones after decode_tiny, which the tiles' payloads of up to 16 bytes read
-// faster. Where the kernel has one (bmi2, masked_vbyte_avx2): zero-copy OSM read about 4 % faster
-// and tiles 3-5 % on testing/data, in every code placement measured (docs/kernels.md, "The
-// window decoder").
+// faster. On bmi2 and masked_vbyte_avx2: zero-copy OSM read about 4 % faster and tiles 3-5 % on
+// testing/data, in every code placement measured (docs/kernels.md, "The window decoder").
+// masked_vbyte (SSE4.1) gained one later, with its 64-bit lanes (docs/speed.md, "x86-64 without
+// AVX2").
 inline bool SpanTakesWindowDecoder(size_t bytes, ptrdiff_t readable, size_t room, bool strict) {
   return !strict && bytes - 1 < static_cast<size_t>(kWindowPayloadBytes) &&
          ABSL_PREDICT_TRUE(readable >= kWindowReadableBytes) &&
