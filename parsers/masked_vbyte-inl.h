@@ -8,8 +8,7 @@
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, in a kernel's .cc
 // file, after <immintrin.h> (or <smmintrin.h>), <algorithm>, <cstddef>, <cstdint>, <cstring>,
 // pbaccel/internal/kernel_abi.h and the shared -inl.h files (masked_vbyte_tables, varint_format,
-// varint_scalar, varint_size; with AVX2 also store8x32_avx2, step8_avx2 and two_byte_steps_avx2;
-// without, varint_lanes and varint_lanes_sse41).
+// varint_scalar, varint_size; with AVX2 also store8x32_avx2, step8_avx2 and two_byte_steps_avx2).
 // Compiled with -mavx2 (__AVX2__ defined; masked_vbyte_avx2, which decodes every payload with
 // step_loop_avx2-inl.h but long 32-bit ones of mostly five-byte varints, so only those come here),
 // the same algorithm uses 256-bit forms where they save instructions, and one more step; the
@@ -55,11 +54,6 @@
 //     kernel, costs about one table step, and the walk continues with the next step.
 // zigzag, bool and delta (a prefix sum over each 4-lane vector: two shift-and-add steps plus the
 // running carry) are fused into the stores.
-// Compiled for SSE4.1 (masked_vbyte), a 64-byte window of a 64-bit field (int64, uint64, sint64;
-// lenient mode) whose varints are all at most five bytes (OSM's coordinate and id deltas) is not
-// walked by steps at all: it takes the 32-bit lanes (varint_lanes_sse41-inl.h; four-byte ones
-// where its varints are all at most four bytes), eight bytes at a time with no serial chain, a
-// varint begun in its last bytes left to the next window.
 //
 // Bounds: the in-place walk runs while 64 bytes of payload remain (its loads reach at most 64 bytes
 // past the window's start; 128 with the look-ahead, which runs while 128 remain) and 16 output
@@ -579,21 +573,6 @@ struct MaskedVByteDecoder {
           }
           p += 64 - (bits >> 63);
           n += steps.count;
-          if (end - p >= 64) bits = HighBitsOf64(p);
-          continue;
-        }
-      }
-#else
-      if constexpr (!kStrict && kLaneFormat<F>) {
-        // 64 bytes of a 64-bit field's varints of at most five bytes (OSM's coordinate and id
-        // deltas): 32-bit lanes, one step per 8 bytes (varint_lanes_sse41-inl.h; the four-byte
-        // form where it takes them), a varint begun in the last bytes left to the next window.
-        if (cap - n >= 64 && VarintLanesSse41<F, 5>::Takes(bits)) {
-          if (VarintLanesSse41<F, 4>::Takes(bits)) {
-            VarintLanesSse41<F, 4>::Window(&p, bits, out, &n);
-          } else {
-            VarintLanesSse41<F, 5>::Window(&p, bits, out, &n);
-          }
           if (end - p >= 64) bits = HighBitsOf64(p);
           continue;
         }

@@ -1,18 +1,16 @@
 // Copyright 2026 The pbaccel Authors.
 //
 // varint_lanes_sse41-inl.h: the masked_vbyte kernel's (SSE4.1) form of the 64-bit varint lanes
-// (varint_lanes_avx2-inl.h says what a lane is): 64-bit fields' varints of at most four or five
-// bytes (values below 2^28 or 2^35: OpenStreetMap's coordinate and id deltas, a way's refs)
-// decoded in 32-bit lanes eight bytes at a time, where the Masked VByte decoder takes at most two
-// 64-bit values a step, a table look-up and a bit scan each (masked_vbyte-inl.h's pair step).
-// Three ways in: the block decoder's 64-byte windows (masked_vbyte-inl.h: four-byte lanes where
-// they take the window, else five-byte ones), decode_tiny and decode_window
-// (short_payloads_sse41-inl.h: five-byte ones).
+// (varint_lanes_avx2-inl.h says what a lane is): 64-bit fields' varints of at most five bytes
+// (values below 2^35: a way's refs, whose first value is a whole node id) decoded in 32-bit lanes
+// eight bytes at a time, in short payloads: decode_tiny and decode_window
+// (short_payloads_sse41-inl.h), where a payload holding a five-byte varint went to the block
+// decoder before. Not in the block decoder's windows: there Masked VByte's blended steps read
+// OSM's dense coordinates as fast or faster (docs/kernels.md).
 //
 // A step is two halves of four lanes, one 128-bit vector each (SSE4.1 has no lane permute across
 // eight 32-bit lanes): half h's lanes begin at bytes 4h to 4h + 3. In each, one pshufb puts a
-// lane's byte and the three after it in the lane, a second the fifth byte (five-byte lanes only:
-// four-byte ones save it and its shifts, 3-4 % on OSM's zero-copy read), and the AVX2 form's
+// lane's byte and the three after it in the lane, a second the fifth byte, and the AVX2 form's
 // multiply-adds join the 7-bit groups; a pshufb by a 16-entry table keyed by the half's four start
 // bits gathers the lanes that begin a varint to the front, and two unpacks with the high halves
 // widen them to 64 bits. The first half stores four slots from the step's first value, the second
@@ -48,9 +46,9 @@ constexpr HalfLaneGathers MakeHalfLaneGathers() {
 
 alignas(64) constexpr HalfLaneGathers kHalfLaneGathers = MakeHalfLaneGathers();
 
-template <VarintFormat F, int kMaxBytes = 5>
-struct VarintLanesSse41 : VarintLaneWalk<VarintLanesSse41<F, kMaxBytes>, F, kMaxBytes> {
-  using Walk = VarintLaneWalk<VarintLanesSse41<F, kMaxBytes>, F, kMaxBytes>;
+template <VarintFormat F>
+struct VarintLanesSse41 : VarintLaneWalk<VarintLanesSse41<F>, F, 5> {
+  using Walk = VarintLaneWalk<VarintLanesSse41<F>, F, 5>;
   using Out = typename Walk::Out;
 
   // One step (varint_lanes-inl.h): the varints beginning at the bytes of `bytes`[0, 8) that
@@ -77,30 +75,22 @@ struct VarintLanesSse41 : VarintLaneWalk<VarintLanesSse41<F, kMaxBytes>, F, kMax
     // (byte 1 << 7 | byte 0) and (byte 3 << 7 | byte 2), then the second << 14 | the first.
     const __m128i pairs = _mm_maddubs_epi16(_mm_set1_epi16(static_cast<short>(0x8001)), groups);
     __m128i low = _mm_madd_epi16(pairs, _mm_set1_epi32(0x40000001));
+    // The fifth byte (< 0x80: Takes() said it ends the varint), where all four continue: its low
+    // four bits to the lane's top, its three high ones to bits 32-34.
+    const __m128i fifth = _mm_and_si128(_mm_shuffle_epi8(bytes, fifth_byte),
+                                        _mm_cmpeq_epi32(stops, _mm_setzero_si128()));
+    low = _mm_or_si128(low, _mm_slli_epi32(fifth, 28));
+    __m128i high = _mm_srli_epi32(fifth, 4);
     const __m128i gather =
         _mm_load_si128(reinterpret_cast<const __m128i*>(kHalfLaneGathers.control[starts]));
-    __m128i high = _mm_setzero_si128();
-    if constexpr (kMaxBytes == 5) {
-      // The fifth byte (< 0x80: Takes() said it ends the varint), where all four continue: its
-      // low four bits to the lane's top, its three high ones to bits 32-34.
-      const __m128i fifth = _mm_and_si128(_mm_shuffle_epi8(bytes, fifth_byte),
-                                          _mm_cmpeq_epi32(stops, _mm_setzero_si128()));
-      low = _mm_or_si128(low, _mm_slli_epi32(fifth, 28));
-      high = _mm_shuffle_epi8(_mm_srli_epi32(fifth, 4), gather);
-    }
     low = _mm_shuffle_epi8(low, gather);
+    high = _mm_shuffle_epi8(high, gather);
     if constexpr (F == VarintFormat::kSInt64) {
       // Zigzag: the value shifted down one, its bits flipped where its low bit is set.
       const __m128i sign =
           _mm_sub_epi32(_mm_setzero_si128(), _mm_and_si128(low, _mm_set1_epi32(1)));
-      if constexpr (kMaxBytes == 5) {
-        low = _mm_or_si128(_mm_srli_epi32(low, 1), _mm_slli_epi32(high, 31));
-        high = _mm_xor_si128(_mm_srli_epi32(high, 1), sign);
-      } else {
-        low = _mm_srli_epi32(low, 1);  // Below 2^28: the high half is the sign.
-        high = sign;
-      }
-      low = _mm_xor_si128(low, sign);
+      low = _mm_xor_si128(_mm_or_si128(_mm_srli_epi32(low, 1), _mm_slli_epi32(high, 31)), sign);
+      high = _mm_xor_si128(_mm_srli_epi32(high, 1), sign);
     }
     // int64 and uint64 below 2^35 are not negative: `high` is their high half as it is.
     __m128i* const to = reinterpret_cast<__m128i*>(out);

@@ -84,10 +84,10 @@ struct Probed {
   bool varint_lanes;  // Whether 64-bit fields' varints of up to four or five bytes take 32-bit
                       // lanes (the block decoder's windows, decode_tiny's and decode_window's
                       // payloads).
-  bool avx2_lanes;    // The AVX2 kernels' short-payload decoders: decode_tiny_bounded takes the
-                      // lanes too (from registers), decode_window takes them for every 64-bit
-                      // payload, whole steps every other payload. masked_vbyte's SSE4.1 ones:
-                      // decode_tiny and decode_window take the lanes after the 16-byte steps.
+  bool avx2_lanes;    // The AVX2 kernels' lanes: also in the block decoder's windows and in
+                      // decode_tiny_bounded (from registers); decode_window takes them for every
+                      // 64-bit payload, whole steps every other payload. masked_vbyte's SSE4.1
+                      // ones: decode_tiny and decode_window only, after the 16-byte steps.
 };
 
 // Tile-like values: one and two bytes; with a three-byte one among them; with a four-byte one
@@ -246,10 +246,10 @@ TEST_P(KernelProbesTest, BlockDecoderTakesTheStepLoopWhereItShould) {
 
 // Long payloads of one- to four-byte varints (OSM's dense node coordinates are such sint64
 // fields), of one- to five-byte ones (its node ids, a way's refs) and with a six-byte one in every
-// window: the kernels with 32-bit lanes take a four-byte window for every 64 bytes of the first,
-// a five-byte window for every 64 bytes of the second, in the lenient 64-bit formats without a
-// running sum; none in strict mode, for 32-bit formats, or for the third; the values right either
-// way.
+// window: the AVX2 kernels take a four-byte window for every 64 bytes of the first, a five-byte
+// window for every 64 bytes of the second, in the lenient 64-bit formats without a running sum;
+// none in strict mode, for 32-bit formats, or for the third (masked_vbyte none at all: its lanes
+// are for short payloads); the values right either way.
 TEST_P(KernelProbesTest, BlockDecoderTakesFourAndFiveByteWindowsFor64BitFields) {
   for (const auto* cycle : {&kUpToFour64, &kWithFive64, &kWithSix64}) {
     std::vector<uint64_t> values;
@@ -272,7 +272,7 @@ TEST_P(KernelProbesTest, BlockDecoderTakesFourAndFiveByteWindowsFor64BitFields) 
         const uint64_t fives =
             BlockDecodeCounting(probes::five_byte_windows, format, strict, payload, values);
         const uint64_t four_windows = probes::four_byte_windows - fours;
-        const bool lanes = GetParam().varint_lanes && windowed && !strict;
+        const bool lanes = GetParam().avx2_lanes && windowed && !strict;
         // Every window but the last, which the bounded scalar reader finishes.
         const uint64_t windows = payload.size() / 64 - 1;
         if (lanes && cycle == &kUpToFour64) {
