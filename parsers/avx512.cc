@@ -932,14 +932,7 @@ template <VarintFormat F>
 struct Avx512TinyDecoder : Avx512TinyDecoderImpl<F, /*kBounded=*/false> {};
 template <VarintFormat F>
 struct Avx512BoundedTinyDecoder {
-  static constexpr TinyDecodeFn Entry() {
-    if constexpr (FormatTraits<F>::kDelta) {
-      return nullptr;
-    } else {
-      return &Avx512TinyDecoderImpl<F, /*kBounded=*/true>::Run;
-    }
-  }
-  static constexpr TinyDecodeFn kRun = Entry();
+  static constexpr TinyDecodeFn kRun = &Avx512TinyDecoderImpl<F, /*kBounded=*/true>::Run;
   // Stores whole vectors where the room left holds them (see Avx512TinyDecoderImpl).
   static constexpr uint32_t kSpareValues = kBoundedTinySpareValues;
 };

@@ -116,12 +116,7 @@ __attribute__((always_inline)) inline void TwoByteStepsFromRegisters(
   const __m128i bytes[4] = {_mm256_castsi256_si128(low), _mm256_extracti128_si256(low, 1),
                             _mm256_castsi256_si128(high), _mm256_extracti128_si256(high, 1)};
   TwoByteSteps<F, Bits> steps{out};
-  const int last = (n - 1) / 16;
-#pragma GCC unroll 4
-  for (int j = 0; j < 4; ++j) {
-    if (j > last) break;
-    steps.Step(j < last ? bytes[j] : PastPayloadContinues(bytes[j], n - 16 * j));
-  }
+  TwoByteStepsOverGroups(&steps, n, [&bytes](int j) { return bytes[j]; });
 }
 
 // decode_tiny_bounded: StepBoundedTiny over WholeStepPayloads, except for 64-bit payloads (no
@@ -219,13 +214,6 @@ struct WholeStepWindow {
       return VarintsEndingIn(more, n);
     }
 
-    static constexpr TinyDecodeFn Entry() {
-      if constexpr (FormatTraits<F>::kDelta) {
-        return nullptr;
-      } else {
-        return &Run;
-      }
-    }
-    static constexpr TinyDecodeFn kRun = Entry();
+    static constexpr TinyDecodeFn kRun = &Run;
   };
 };

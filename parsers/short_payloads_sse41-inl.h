@@ -88,23 +88,12 @@ struct WindowDecoderSse41 {
       StoreOneByteRun<F>(p, n, out);
     } else {
       TwoByteStepsSse41<F> steps{out};
-      const int last = (n - 1) / 16;
-#pragma GCC unroll 4
-      for (int j = 0; j < 4; ++j) {
-        if (j > last) break;
-        const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * j));
-        steps.Step(j < last ? bytes : PastPayloadContinues(bytes, n - 16 * j));
-      }
+      TwoByteStepsOverGroups(&steps, n, [p](int j) {
+        return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * j));
+      });
     }
     return VarintsEndingIn(more, n);
   }
 
-  static constexpr TinyDecodeFn Entry() {
-    if constexpr (FormatTraits<F>::kDelta) {
-      return nullptr;
-    } else {
-      return &Run;
-    }
-  }
-  static constexpr TinyDecodeFn kRun = Entry();
+  static constexpr TinyDecodeFn kRun = &Run;
 };

@@ -398,7 +398,8 @@ __attribute__((always_inline)) inline int ReadTinyPayloadBits(const uint8_t* p, 
 // not the spare slots (a caller's span sized to the payload), the steps decode into a buffer on
 // the stack and the values are copied out (out of line, so that only this way's frame holds the
 // buffer). The rest (what the steps leave, 64-bit payloads of 65-128 bytes) goes to the kernel's
-// lenient decoder Loop<F, false>, which writes only within `room`. Null for the delta formats.
+// lenient decoder Loop<F, false>, which writes only within `room`. Not for the delta formats
+// (MakeKernelDescriptor gives them none).
 template <template <VarintFormat> class Steps, template <VarintFormat, bool> class Loop,
           uint32_t kSpare>
 struct StepBoundedTiny {
@@ -454,14 +455,7 @@ struct StepBoundedTiny {
       return bits.count;
     }
 
-    static constexpr TinyDecodeFn Entry() {
-      if constexpr (FormatTraits<F>::kDelta) {
-        return nullptr;
-      } else {
-        return &Run;
-      }
-    }
-    static constexpr TinyDecodeFn kRun = Entry();
+    static constexpr TinyDecodeFn kRun = &Run;
     static constexpr uint32_t kSpareValues = kSpare;
     static_assert(kSpareValues <= kBoundedTinySpareValues, "the most a caller offers");
   };

@@ -75,6 +75,20 @@ __attribute__((always_inline)) inline void TwoByteStepsOverPayload(Steps* steps,
   }
 }
 
+// The payload of n bytes (1 <= n <= 64) in 16-byte steps (steps->Step(bytes) each), where 16 bytes
+// of each step's group are readable as bytes_of(j) (j = 0 to 3: from registers, or loads with 64
+// bytes readable): the last group's bytes past the payload made continuations.
+template <class Steps, class BytesOf>
+__attribute__((always_inline)) inline void TwoByteStepsOverGroups(Steps* steps, int n,
+                                                                  BytesOf bytes_of) {
+  const int last = (n - 1) / 16;
+#pragma GCC unroll 4
+  for (int j = 0; j < 4; ++j) {
+    if (j > last) break;
+    steps->Step(j < last ? bytes_of(j) : PastPayloadContinues(bytes_of(j), n - 16 * j));
+  }
+}
+
 // 16-byte steps over a payload of varints of at most two bytes, storing at the values' end. Each
 // step stores eight slots from its first value and eight from its second half's first: up to
 // eight slots past the last value are overwritten. Not for the delta formats. How a step's lanes

@@ -147,12 +147,24 @@ struct NoWindowDecoder {
   static constexpr TinyDecodeFn kRun = nullptr;
 };
 
+// Entry D<F>::kRun of a bounded tiny or window decoder, and null for the delta formats, which have
+// neither (kernel_abi.h): so D<F> is never instantiated for them, and a decoder need not test for
+// them.
+template <template <VarintFormat> class D, VarintFormat F>
+constexpr TinyDecodeFn NonDeltaEntry() {
+  if constexpr (FormatTraits<F>::kDelta) {
+    return nullptr;
+  } else {
+    return D<F>::kRun;
+  }
+}
+
 // Builds a kernel's descriptor from its decoder and sizer templates: Decoder<F, kStrict>::Run must
 // have the DecodeFn signature. Every format and both modes are instantiated here, in one place, so
 // a kernel cannot forget one. Sizer<S>::Run has the SizeFn signature for each SizeFormat S, and
 // Tiny<F>::Run the TinyDecodeFn one (TinyDecoder, tiny_payload-inl.h, unless the kernel has its
 // own); BoundedTiny<F>::kRun is the bounded tiny decoder's entry and Window<F>::kRun the window
-// decoder's (each a TinyDecodeFn or null).
+// decoder's (each a TinyDecodeFn or null), asked for the non-delta formats only (NonDeltaEntry).
 template <template <VarintFormat, bool> class Decoder, template <SizeFormat> class Sizer,
           template <VarintFormat> class Tiny = TinyDecoder,
           template <VarintFormat> class BoundedTiny = NoBoundedTinyDecoder,
@@ -182,15 +194,18 @@ constexpr KernelDescriptor MakeKernelDescriptor(
       {&Tiny<F::kInt32>::Run, &Tiny<F::kUInt32>::Run, &Tiny<F::kSInt32>::Run, &Tiny<F::kInt64>::Run,
        &Tiny<F::kUInt64>::Run, &Tiny<F::kSInt64>::Run, &Tiny<F::kBool>::Run,
        &Tiny<F::kDeltaUInt32>::Run, &Tiny<F::kDeltaUInt64>::Run},
-      {BoundedTiny<F::kInt32>::kRun, BoundedTiny<F::kUInt32>::kRun, BoundedTiny<F::kSInt32>::kRun,
-       BoundedTiny<F::kInt64>::kRun, BoundedTiny<F::kUInt64>::kRun, BoundedTiny<F::kSInt64>::kRun,
-       BoundedTiny<F::kBool>::kRun, BoundedTiny<F::kDeltaUInt32>::kRun,
-       BoundedTiny<F::kDeltaUInt64>::kRun},
+      {NonDeltaEntry<BoundedTiny, F::kInt32>(), NonDeltaEntry<BoundedTiny, F::kUInt32>(),
+       NonDeltaEntry<BoundedTiny, F::kSInt32>(), NonDeltaEntry<BoundedTiny, F::kInt64>(),
+       NonDeltaEntry<BoundedTiny, F::kUInt64>(), NonDeltaEntry<BoundedTiny, F::kSInt64>(),
+       NonDeltaEntry<BoundedTiny, F::kBool>(), NonDeltaEntry<BoundedTiny, F::kDeltaUInt32>(),
+       NonDeltaEntry<BoundedTiny, F::kDeltaUInt64>()},
       inline_below_bytes,
       short_payloads_direct,
       BoundedTiny<F::kUInt32>::kSpareValues,
-      {Window<F::kInt32>::kRun, Window<F::kUInt32>::kRun, Window<F::kSInt32>::kRun,
-       Window<F::kInt64>::kRun, Window<F::kUInt64>::kRun, Window<F::kSInt64>::kRun,
-       Window<F::kBool>::kRun, Window<F::kDeltaUInt32>::kRun, Window<F::kDeltaUInt64>::kRun},
+      {NonDeltaEntry<Window, F::kInt32>(), NonDeltaEntry<Window, F::kUInt32>(),
+       NonDeltaEntry<Window, F::kSInt32>(), NonDeltaEntry<Window, F::kInt64>(),
+       NonDeltaEntry<Window, F::kUInt64>(), NonDeltaEntry<Window, F::kSInt64>(),
+       NonDeltaEntry<Window, F::kBool>(), NonDeltaEntry<Window, F::kDeltaUInt32>(),
+       NonDeltaEntry<Window, F::kDeltaUInt64>()},
   };
 }
