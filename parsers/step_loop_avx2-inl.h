@@ -8,11 +8,16 @@
 // open varint carried between steps, 64-byte windows of one-byte varints widened straight to their
 // slots and windows of one- and two-byte varints in 16-byte steps (lenient formats without a
 // running sum), delta and strict mode cut slot by slot, the rest and every malformed input finished
-// by the bounded scalar reader.
+// by the bounded scalar reader. Near the end, where the output's room is what limits the steps (a
+// span or field of exactly the payload's count), and for the payload's last partial step, bounded
+// steps (BoundedStep) store exactly their values, so a well-formed payload's last varints do not
+// take the scalar reader's byte-at-a-time branches.
 //
 // Bounds: the step loop runs a precomputed number of steps, each reading 8 bytes and writing at
 // most kSlots slots; the window loop reads and writes 64 at a time while 64 bytes and 64 slots
-// remain; the bounded scalar reader reads nothing past the payload and writes nothing past `cap`.
+// remain; a bounded step reads 8 bytes inside the payload (the last partial step: the payload's
+// last 8 bytes, shifted) and writes only its values; the bounded scalar reader reads nothing past
+// the payload and writes nothing past `cap`.
 //
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, in a kernel's .cc
 // compiled with -mavx2, after parsers/kernel_probes.h (tests count the steps with it),
@@ -27,6 +32,39 @@ constexpr bool kVectorFanOut = !kStrict && !FormatTraits<F>::kDelta;
 // Steps between looks for a run of one-byte varints (every 1 KB; more often, the step loop's exit
 // mispredicts: docs/kernels.md).
 constexpr size_t kRunCheckSteps = 128;
+
+// Below this many steps' room (kSlots each) the step loop's passes, each cut short by the room,
+// give way to bounded steps: passes shrinking with the room each end in a mispredicted exit.
+constexpr size_t kBoundedStepsBelow = 8;
+
+// Copies from[0, count) to to[0, count), count <= kSlots, writing nothing past to[count - 1]:
+// masked stores for 32- and 64-bit values, bytes one by one for bool.
+template <typename Out>
+inline void CopyStepValues(const Out* from, size_t count, Out* to) {
+  // 8 set lanes then 8 clear: the 8 (32-bit) or 4 (64-bit) lanes from kLanes + 8 - count have the
+  // first `count` set.
+  alignas(32) static constexpr int32_t kLanes32[16] = {-1, -1, -1, -1, -1, -1, -1, -1,
+                                                       0,  0,  0,  0,  0,  0,  0,  0};
+  alignas(32) static constexpr int64_t kLanes64[16] = {-1, -1, -1, -1, -1, -1, -1, -1,
+                                                       0,  0,  0,  0,  0,  0,  0,  0};
+  if constexpr (sizeof(Out) == 4) {
+    const __m256i mask =
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kLanes32 + kSlots - count));
+    _mm256_maskstore_epi32(reinterpret_cast<int*>(to), mask,
+                           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(from)));
+  } else if constexpr (sizeof(Out) == 8) {
+    const __m256i lo =
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kLanes64 + kSlots - count));
+    const __m256i hi =
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kLanes64 + kSlots + 4 - count));
+    _mm256_maskstore_epi64(reinterpret_cast<long long*>(to), lo,
+                           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(from)));
+    _mm256_maskstore_epi64(reinterpret_cast<long long*>(to + 4), hi,
+                           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(from + 4)));
+  } else {
+    for (size_t k = 0; k < count; ++k) to[k] = from[k];
+  }
+}
 
 // The 64 one-byte varints at p into out[0, 64): bools 32 at a time, the rest eight at a time by
 // tiny_payload-inl.h's StoreOneByteValues (one widening move each).
@@ -67,13 +105,23 @@ struct StepLoop {
       size_t n = 0;
       OpenVarint open;                         // The varint left open at the last step's end.
       Out sum = static_cast<Out>(delta_base);  // Delta formats: the last value kept.
+      const uint8_t* const begin = p;
       for (;;) {
         if constexpr (kVectorFanOut<F, kStrict>) {
           if (open.shift == 0) ShortVarintRuns(&p, end, out, &n, cap);
         }
         // Steps that need no bounds check: each reads 8 bytes and writes at most kSlots slots.
         size_t steps = end - p >= 8 ? static_cast<size_t>(end - p - 8) / kStepBytes + 1 : 0;
-        if (steps > (cap - n) / kSlots) steps = (cap - n) / kSlots;
+        if (steps > (cap - n) / kSlots) {
+          steps = (cap - n) / kSlots;
+          if (steps < kBoundedStepsBelow) {
+            while (end - p >= kStepBytes &&
+                   BoundedStep(LoadLittleEndian64(p), &open, out, &n, cap, &sum)) {
+              p += kStepBytes;
+            }
+            break;
+          }
+        }
         if (steps == 0) break;
         if (steps > kMaxSteps) steps = kMaxSteps;
         const uint8_t* const stop = p + steps * kStepBytes;
@@ -96,11 +144,44 @@ struct StepLoop {
         } while (p != stop);
         if (malformed) break;
       }
+      // The last partial step of a payload of at least one step that ends a varint where it ends
+      // (else it is malformed, and the bounded reader names the error): the payload's last 8 bytes
+      // shifted down, continuation bytes without payload bits above them, so that no varint ends
+      // past the payload.
+      const size_t left = static_cast<size_t>(end - p);
+      if (left - 1 < kStepBytes - 1 && end - begin >= kStepBytes && end[-1] < 0x80) {
+        const uint64_t w = (LoadLittleEndian64(end - kStepBytes) >> (8 * (kStepBytes - left))) |
+                           ((~uint64_t{0} << (8 * left)) & kHighBits);
+        if (BoundedStep(w, &open, out, &n, cap, &sum)) return {end, n, DecodeStatus::kOk};
+      }
       // Finish from the start of the open varint: the bounded reader decodes the rest, reads
       // nothing past `end`, and names any error at its exact offset.
       p -= open.bytes();
       OutputSink<F> sink(out, static_cast<uint64_t>(sum));
       return DecodeTail<F, kStrict>(p, end, sink, n, cap);
+    }
+
+    // One step of word `w` whose values are stored exactly: out[n, n + count) only, so it may
+    // run where fewer than kSlots slots are left. Advances *open and *n and returns true, or
+    // returns false, having stored and advanced nothing, when the step's values do not fit below
+    // `cap`, its first varint would exceed 10 bytes, or strict mode rejects a value.
+    __attribute__((always_inline)) static bool BoundedStep(uint64_t w, OpenVarint* open, Out* out,
+                                                           size_t* n, size_t cap, Out* sum) {
+      const StepRecipe& s = kStepRecipes.step[Bits::Pattern(w)];
+      const uint64_t packed = Bits::Payload(w);
+      const uint64_t first = open->First<Bits>(packed, s);
+      if (open->shift + s.first_bits > 70 || s.count > cap - *n) return false;
+      if (cap - *n >= kSlots) {
+        if (!PutStep(w, packed, first, s, open->shift, out + *n, sum)) return false;
+      } else {
+        Out values[kSlots];
+        if (!PutStep(w, packed, first, s, open->shift, values, sum)) return false;
+        CopyStepValues(values, s.count, out + *n);
+      }
+      PBACCEL_KERNEL_PROBE(step_loop_bounded_steps);
+      open->Advance(packed, first, s);
+      *n += s.count;
+      return true;
     }
 
     // Runs of 64-byte windows of short varints, while no varint is open (the caller's REQUIRES) and

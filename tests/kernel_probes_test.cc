@@ -38,6 +38,7 @@ thread_local uint64_t lane_payloads = 0;
 thread_local uint64_t register_payloads = 0;
 thread_local uint64_t window_payloads = 0;
 thread_local uint64_t step_loop_steps = 0;
+thread_local uint64_t step_loop_bounded_steps = 0;
 thread_local uint64_t sve_one_byte_runs = 0;
 thread_local uint64_t avx512_two_byte_payloads = 0;
 }  // namespace probes
@@ -287,6 +288,59 @@ TEST_P(KernelProbesTest, BlockDecoderTakesFourAndFiveByteWindowsFor64BitFields) 
         }
       }
     }
+  }
+}
+
+// Payloads of 3 to 28 varints of one to five bytes (6 to 56 bytes: no 64-byte window), decoded
+// with room for 64 more values and with room for exactly theirs: where the kernel's block decoder
+// takes the step loop, its 8-byte steps and bounded steps together cover every byte of a payload
+// of a step or more (the last partial step is a bounded one, and so are the steps that exact room
+// cuts short), none left to the scalar reader, with nothing stored past the room; a payload
+// ending inside a varint is still rejected there. No bounded steps elsewhere.
+TEST_P(KernelProbesTest, BlockDecoderEndsInBoundedSteps) {
+  for (int count = 3; count <= 28; ++count) {
+    std::vector<uint64_t> values;
+    const std::string payload = Payload(kWithFive64, count, &values);
+    const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+    const uint64_t payload_steps = (payload.size() + 7) / 8;
+    for (const VarintFormat format :
+         {VarintFormat::kUInt32, VarintFormat::kSInt32, VarintFormat::kUInt64,
+          VarintFormat::kSInt64, VarintFormat::kDeltaUInt64}) {
+      const bool is64 = Stores64Bits(format);
+      const std::vector<uint64_t> want = Want(format, values);
+      for (const bool strict : {false, true}) {
+        for (const bool exact_room : {false, true}) {
+          SCOPED_TRACE(absl::StrCat(payload.size(), " bytes, format ", static_cast<int>(format),
+                                    strict ? ", strict" : "", exact_room ? ", exact room" : ""));
+          const auto decode = [&](auto* out, int room) {
+            const DecodeResult r = kernel().Decoder(format, strict)(p, p + payload.size(), out,
+                                                                    static_cast<size_t>(room), 0);
+            return r.status == DecodeStatus::kOk ? static_cast<int64_t>(r.count) : -1;
+          };
+          const uint64_t steps_before = probes::step_loop_steps;
+          const uint64_t bounded =
+              is64 ? Counting(probes::step_loop_bounded_steps, want, decode, exact_room)
+                   : Counting(probes::step_loop_bounded_steps,
+                              std::vector<uint32_t>(want.begin(), want.end()), decode, exact_room);
+          const uint64_t steps = probes::step_loop_steps - steps_before;
+          if (GetParam().step_loop == StepLoopFormats::kAll && payload.size() >= 8) {
+            EXPECT_EQ(steps + bounded, payload_steps) << steps << " steps";
+            EXPECT_GE(bounded, payload.size() % 8 != 0 ? 1u : 0u);
+          } else {
+            EXPECT_EQ(bounded, 0u);
+          }
+        }
+      }
+    }
+    // Cut inside its last varint, which then ends in a continuation byte.
+    const std::string cut = payload + "\x80";
+    const auto* c = reinterpret_cast<const uint8_t*>(cut.data());
+    std::vector<uint32_t> out(values.size() + 64);
+    const DecodeResult r = kernel().Decoder(VarintFormat::kUInt32, false)(
+        c, c + cut.size(), out.data(), out.size(), 0);
+    EXPECT_EQ(r.status, DecodeStatus::kTruncated) << cut.size() << " bytes";
+    EXPECT_EQ(r.count, values.size());
+    EXPECT_EQ(r.pos, c + payload.size());
   }
 }
 
