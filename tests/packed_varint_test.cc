@@ -253,11 +253,11 @@ TEST_P(PackedVarintApiTest, ReservesExactlyOnceForAnEmptyField) {
   EXPECT_EQ(field.Capacity(), 777);
 }
 
-// The bounded tiny path runs: a lenient span decode or PackedView read of a payload of at most
-// kBoundedTinyPayloadBytes (12, 24 and 48 bytes here: each of avx512's three paths) calls the
-// active kernel's decode_tiny_bounded (ScopedCountingBoundedTinyDecoder counts the calls), and gets
-// the reference's values either way; a longer payload (96 bytes) and a strict decode do not call
-// it.
+// The bounded tiny path runs: a lenient span decode, append to a RepeatedField (new, and reused)
+// or PackedView read of a payload of at most kBoundedTinyPayloadBytes (12, 24 and 48 bytes here:
+// each of avx512's three paths) calls the active kernel's decode_tiny_bounded
+// (ScopedCountingBoundedTinyDecoder counts the calls), and gets the reference's values either way;
+// a longer payload (96 bytes) and a strict decode do not call it.
 TEST_P(PackedVarintApiTest, ShortPayloadsTakeTheBoundedTinyDecoder) {
   ScopedCountingBoundedTinyDecoder counting(VarintFormat::kUInt32);
 
@@ -281,6 +281,21 @@ TEST_P(PackedVarintApiTest, ShortPayloadsTakeTheBoundedTinyDecoder) {
       ASSERT_EQ(*n, expected_values);
       for (size_t i = 0; i < *n; ++i) ASSERT_EQ(out[i], values[i % values.size()]) << i;
       EXPECT_EQ(counting.calls(), bounded_tiny && !strict ? 1 : 0);
+      // Appended to a new field, then again to it cleared (its capacity kept): no reallocation.
+      RepeatedField<uint32_t> field;
+      for (int pass = 0; pass < 2; ++pass) {
+        SCOPED_TRACE(pass == 0 ? "new RepeatedField" : "reused RepeatedField");
+        field.Clear();
+        const int capacity = field.Capacity();
+        counting.ResetCalls();
+        ASSERT_TRUE(DecodePackedUInt32(*payload, &field, DecodeOptions{strict}).ok());
+        ASSERT_EQ(field.size(), static_cast<int>(expected_values));
+        for (int i = 0; i < field.size(); ++i) ASSERT_EQ(field.Get(i), values[i % values.size()]);
+        EXPECT_EQ(counting.calls(), bounded_tiny && !strict ? 1 : 0);
+        if (pass == 1) {
+          EXPECT_EQ(field.Capacity(), capacity);
+        }
+      }
     }
     counting.ResetCalls();
     std::vector<uint32_t> read;

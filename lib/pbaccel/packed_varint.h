@@ -29,7 +29,10 @@
 //       allocation at most, never more elements than the payload has bytes. A field with spare
 //       capacity (a reused one: Clear() keeps the capacity) is decoded into first, without the
 //       count; only the values that do not fit are counted and reserved for. Where the capacity
-//       suffices that is one pass over the payload instead of two.
+//       suffices that is one pass over the payload instead of two. A short payload (lenient, up
+//       to 64 bytes, 128 for 64-bit types) goes to the kernel's decoder for short payloads,
+//       without the count: into the spare capacity as above, or, in a field without any, into
+//       room for one element per byte reserved for it.
 //       On error `field` holds exactly the elements it held before (its capacity may have grown).
 //
 //   absl::StatusOr<size_t> DecodePackedT(payload, absl::Span<T> out, options)

@@ -16,8 +16,10 @@
 //                                                    16: decode_tiny; then (64-bit: first) up
 //                                                    to 64 bytes, 64 readable, room for a value
 //                                                    per byte and 8: decode_window
-//                                                  span and view, lenient, up to 64 bytes (128
-//   up to 128 bytes (ParseShortPacked):              for 64-bit types): decode_tiny_bounded
+//                                                  span, view and RepeatedField (its spare
+//                                                    capacity, or a value per byte), lenient,
+//                                                    up to 64 bytes (128 for 64-bit types):
+//   up to 128 bytes (ParseShortPacked):              decode_tiny_bounded
 //     up to 64 bytes, 64 readable: decode_window   below inline_below_bytes: the portable loop
 //     else 17 bytes and more: decode_tiny_bounded
 //     then the kernel straight into spare          else: the kernel (RepeatedField: count,
@@ -122,6 +124,16 @@ inline bool SpanTakesWindowDecoder(size_t bytes, ptrdiff_t readable, size_t room
 // kernel's bounded tiny decoder: lenient decodes of payloads it may take.
 inline bool SpanTriesBoundedTiny(VarintFormat format, size_t bytes, bool strict) {
   return !strict && bytes <= static_cast<size_t>(BoundedTinyPayloadBytes(format));
+}
+
+// Whether an append to a RepeatedField (DecodePacked* into a field) gives a payload of `bytes`
+// bytes to the kernel's bounded tiny decoder, with no count pass: into the field's spare capacity,
+// or into room for one value per byte reserved in a field without any (packed_varint.cc's
+// AppendBoundedTiny); lenient decodes of payloads it may take, as the span forms offer it
+// (SpanTriesBoundedTiny). For longer payloads the count pass costs little against the decode, and
+// it reserves exactly.
+inline bool AppendTakesBoundedTiny(VarintFormat format, size_t bytes, bool strict) {
+  return SpanTriesBoundedTiny(format, bytes, strict);
 }
 
 // Whether the public API decodes a payload of `bytes` bytes with its portable per-varint loop
