@@ -97,8 +97,10 @@ struct StepLoop {
     // The driver: alternates ShortVarintRuns (where the format has them) with passes of up to
     // kMaxSteps 8-byte steps that need no bounds check, each cutting the values ending in the step
     // out of its packed payload bits (Bits::Payload; PutStep). The varint left open at the end of a
-    // step is carried in `open`. Whatever no full step covers, and any malformed input, is finished
-    // by the bounded scalar reader from the start of the open varint.
+    // step is carried in `open`. Where the room cuts the passes short, and for the last partial
+    // step, bounded steps (BoundedStep) store exactly their values. A malformed end or value,
+    // values past the room, and a payload shorter than a step are finished by the bounded scalar
+    // reader from the start of the open varint.
     static DecodeResult Run(const uint8_t* p, const uint8_t* end, void* out_void, size_t cap,
                             uint64_t delta_base) {
       Out* const out = static_cast<Out*>(out_void);
