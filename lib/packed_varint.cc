@@ -47,15 +47,15 @@ DecodeResult DecodeSmall(const uint8_t* p, const uint8_t* end, void* out, size_t
                 : DecodeTail<F, false>(p, end, sink, 0, cap);
 }
 
-// Appends a short payload (AppendTakesBoundedTiny) through the kernel's bounded tiny decoder, with
-// no count pass: into the field's spare capacity (up to one value per byte and the kernel's
-// bounded_tiny_spare_values: a reused field's, where the kernel then stores whole groups), or,
-// where it has none, into room for one value per byte reserved for it. Returns the count appended,
-// or a negative result (declined, more values than the spare capacity holds, or malformed:
-// nothing appended, the field's size as it was; its capacity may have grown).
-template <VarintFormat F, typename T>
-int AppendBoundedTiny(const uint8_t* begin, const uint8_t* end, RepeatedField<T>* field,
-                      const KernelDescriptor& kernel) {
+// Appends a short payload (ApiTriesBoundedTiny) through the kernel's bounded tiny decoder
+// `bounded`, with no count pass: into the field's spare capacity (up to one value per byte and the
+// kernel's bounded_tiny_spare_values: a reused field's, where the kernel then stores whole groups),
+// or, where it has none, into room for one value per byte reserved for it. Returns the count
+// appended, or a negative result (declined, more values than the spare capacity holds, or
+// malformed: nothing appended, the field's size as it was; its capacity may have grown).
+template <typename T>
+int AppendBoundedTiny(TinyDecodeFn bounded, const uint8_t* begin, const uint8_t* end,
+                      RepeatedField<T>* field, uint32_t spare_values) {
   const int old = field->size();
   const int bytes = static_cast<int>(end - begin);  // At most kBoundedTinyPayloadBytes.
   if (field->Capacity() == old) {
@@ -63,10 +63,9 @@ int AppendBoundedTiny(const uint8_t* begin, const uint8_t* end, RepeatedField<T>
     field->Reserve(old + bytes);
   }
   const int spare = field->Capacity() - old;
-  const int most = bytes + static_cast<int>(kernel.bounded_tiny_spare_values);
+  const int most = bytes + static_cast<int>(spare_values);
   const int room = spare < most ? spare : most;
-  T* const out = field->AddNAlreadyReserved(room);
-  const int count = kernel.DecodeTinyBounded(F, begin, end, out, static_cast<size_t>(room));
+  const int count = bounded(begin, end, field->AddNAlreadyReserved(room), room);
   field->Truncate(count < 0 ? old : old + count);
   return count;
 }
@@ -86,12 +85,14 @@ absl::Status Append(absl::string_view payload, RepeatedField<T>* field, uint64_t
   const uint8_t* const end = begin + payload.size();
   const KernelDescriptor* kernel = &ActiveKernel();
   if constexpr (!FormatTraits<F>::kDelta) {
-    if (AppendTakesBoundedTiny(F, payload.size(), options.strict) &&
-        kernel->BoundedTinyDecoder(F) != nullptr &&
-        AppendBoundedTiny<F>(begin, end, field, *kernel) >= 0) {
-      return absl::OkStatus();
+    if (ApiTriesBoundedTiny(F, payload.size(), options.strict)) {
+      const TinyDecodeFn bounded = kernel->BoundedTinyDecoder(F);
+      if (bounded != nullptr &&
+          AppendBoundedTiny(bounded, begin, end, field, kernel->bounded_tiny_spare_values) >= 0) {
+        return absl::OkStatus();
+      }
+      // Declined or malformed: the general way below decodes it and names any error.
     }
-    // Declined or malformed: the general way below decodes it and names any error.
   }
   const bool small = TakesPortableLoop(*kernel, payload.size());
   const DecodeFn decode = small ? nullptr : kernel->Decoder(F, options.strict);

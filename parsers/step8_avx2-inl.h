@@ -225,6 +225,15 @@ struct OpenVarint {
   }
 };
 
+// Step word `w` with its bytes from `valid` on (0 to 8) made continuation bytes without payload
+// bits, so that no varint ends there: bytes past a payload (WholeSteps, and the step loop's last
+// partial step).
+template <class Bits>
+__attribute__((always_inline)) inline uint64_t ContinuationsPast(uint64_t w, unsigned valid) {
+  const uint64_t keep = Bits::LowBits(~uint64_t{0}, 8 * valid);  // All bytes for valid = 8.
+  return (w & keep) | (kContinuationMask & ~keep);
+}
+
 // Short payloads, whole: a payload checked up front (its continuation bits known, no varint left
 // open at its end) decoded in 8-byte steps with no bounds, no one-byte runs and no scalar tail.
 // Bytes past the payload are replaced by continuation bytes without payload bits, so no varint
@@ -242,8 +251,7 @@ struct WholeSteps {
 
   // `w`: the step's 8 bytes; `valid`: how many are the payload's (0 to 8).
   __attribute__((always_inline)) void Step(uint64_t w, unsigned valid) {
-    const uint64_t keep = Bits::LowBits(~uint64_t{0}, 8 * valid);  // All bytes for valid = 8.
-    w = (w & keep) | (kContinuationMask & ~keep);
+    w = ContinuationsPast<Bits>(w, valid);
     const StepRecipe& s = kStepRecipes.step[Bits::Pattern(w)];
     const uint64_t packed = Bits::Payload(w);
     const uint64_t first = open.First<Bits>(packed, s);

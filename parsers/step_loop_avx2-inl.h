@@ -9,8 +9,8 @@
 // slots and windows of one- and two-byte varints in 16-byte steps (lenient formats without a
 // running sum), delta and strict mode cut slot by slot, the rest and every malformed input finished
 // by the bounded scalar reader. Near the end, where the output's room is what limits the steps (a
-// span or field of exactly the payload's count), and for the payload's last partial step, bounded
-// steps (BoundedStep) store exactly their values, so a well-formed payload's last varints do not
+// span or field of exactly the payload's count), and for the payload's last partial step, exact
+// steps (TakeStep<true>) store only their values, so a well-formed payload's last varints do not
 // take the scalar reader's byte-at-a-time branches.
 //
 // Bounds: the step loop runs a precomputed number of steps, each reading 8 bytes and writing at
@@ -34,32 +34,27 @@ constexpr bool kVectorFanOut = !kStrict && !FormatTraits<F>::kDelta;
 constexpr size_t kRunCheckSteps = 128;
 
 // Below this many steps' room (kSlots each) the step loop's passes, each cut short by the room,
-// give way to bounded steps: passes shrinking with the room each end in a mispredicted exit.
+// give way to bounded steps (TakeStep<true>): passes shrinking with the room each end in a
+// mispredicted exit.
 constexpr size_t kBoundedStepsBelow = 8;
 
 // Copies from[0, count) to to[0, count), count <= kSlots, writing nothing past to[count - 1]:
-// masked stores for 32- and 64-bit values, bytes one by one for bool.
+// masked stores for 32- and 64-bit values (lane i kept where i < count), bytes one by one for
+// bool.
 template <typename Out>
 inline void CopyStepValues(const Out* from, size_t count, Out* to) {
-  // 8 set lanes then 8 clear: the 8 (32-bit) or 4 (64-bit) lanes from kLanes + 8 - count have the
-  // first `count` set.
-  alignas(32) static constexpr int32_t kLanes32[16] = {-1, -1, -1, -1, -1, -1, -1, -1,
-                                                       0,  0,  0,  0,  0,  0,  0,  0};
-  alignas(32) static constexpr int64_t kLanes64[16] = {-1, -1, -1, -1, -1, -1, -1, -1,
-                                                       0,  0,  0,  0,  0,  0,  0,  0};
   if constexpr (sizeof(Out) == 4) {
-    const __m256i mask =
-        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kLanes32 + kSlots - count));
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(count)),
+                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
     _mm256_maskstore_epi32(reinterpret_cast<int*>(to), mask,
                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(from)));
   } else if constexpr (sizeof(Out) == 8) {
-    const __m256i lo =
-        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kLanes64 + kSlots - count));
-    const __m256i hi =
-        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kLanes64 + kSlots + 4 - count));
-    _mm256_maskstore_epi64(reinterpret_cast<long long*>(to), lo,
+    const __m256i n = _mm256_set1_epi64x(static_cast<int64_t>(count));
+    _mm256_maskstore_epi64(reinterpret_cast<long long*>(to),
+                           _mm256_cmpgt_epi64(n, _mm256_setr_epi64x(0, 1, 2, 3)),
                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(from)));
-    _mm256_maskstore_epi64(reinterpret_cast<long long*>(to + 4), hi,
+    _mm256_maskstore_epi64(reinterpret_cast<long long*>(to + 4),
+                           _mm256_cmpgt_epi64(n, _mm256_setr_epi64x(4, 5, 6, 7)),
                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(from + 4)));
   } else {
     for (size_t k = 0; k < count; ++k) to[k] = from[k];
@@ -98,7 +93,7 @@ struct StepLoop {
     // kMaxSteps 8-byte steps that need no bounds check, each cutting the values ending in the step
     // out of its packed payload bits (Bits::Payload; PutStep). The varint left open at the end of a
     // step is carried in `open`. Where the room cuts the passes short, and for the last partial
-    // step, bounded steps (BoundedStep) store exactly their values. A malformed end or value,
+    // step, bounded steps (TakeStep<true>) store only their values. A malformed end or value,
     // values past the room, and a payload shorter than a step are finished by the bounded scalar
     // reader from the start of the open varint.
     static DecodeResult Run(const uint8_t* p, const uint8_t* end, void* out_void, size_t cap,
@@ -118,7 +113,7 @@ struct StepLoop {
           steps = (cap - n) / kSlots;
           if (steps < kBoundedStepsBelow) {
             while (end - p >= kStepBytes &&
-                   BoundedStep(LoadLittleEndian64(p), &open, out, &n, cap, &sum)) {
+                   TakeStep</*kBounded=*/true>(LoadLittleEndian64(p), &open, out, &n, cap, &sum)) {
               p += kStepBytes;
             }
             break;
@@ -129,19 +124,10 @@ struct StepLoop {
         const uint8_t* const stop = p + steps * kStepBytes;
         bool malformed = false;
         do {
-          const uint64_t w = LoadLittleEndian64(p);
-          const StepRecipe& s = kStepRecipes.step[Bits::Pattern(w)];
-          const uint64_t packed = Bits::Payload(w);
-          const uint64_t first = open.First<Bits>(packed, s);
-          // A varint reaching its 11th byte is malformed.
-          if (__builtin_expect(open.shift + s.first_bits > 70, 0) ||
-              !PutStep(w, packed, first, s, open.shift, out + n, &sum)) {
+          if (!TakeStep</*kBounded=*/false>(LoadLittleEndian64(p), &open, out, &n, cap, &sum)) {
             malformed = true;
             break;
           }
-          PBACCEL_KERNEL_PROBE(step_loop_steps);
-          open.Advance(packed, first, s);
-          n += s.count;
           p += kStepBytes;
         } while (p != stop);
         if (malformed) break;
@@ -151,10 +137,12 @@ struct StepLoop {
       // shifted down, continuation bytes without payload bits above them, so that no varint ends
       // past the payload.
       const size_t left = static_cast<size_t>(end - p);
-      if (left - 1 < kStepBytes - 1 && end - begin >= kStepBytes && end[-1] < 0x80) {
-        const uint64_t w = (LoadLittleEndian64(end - kStepBytes) >> (8 * (kStepBytes - left))) |
-                           ((~uint64_t{0} << (8 * left)) & kHighBits);
-        if (BoundedStep(w, &open, out, &n, cap, &sum)) return {end, n, DecodeStatus::kOk};
+      if (left > 0 && left < kStepBytes && end - begin >= kStepBytes && end[-1] < 0x80) {
+        const uint64_t w = ContinuationsPast<Bits>(
+            LoadLittleEndian64(end - kStepBytes) >> (8 * (kStepBytes - left)), left);
+        if (TakeStep</*kBounded=*/true>(w, &open, out, &n, cap, &sum)) {
+          return {end, n, DecodeStatus::kOk};
+        }
       }
       // Finish from the start of the open varint: the bounded reader decodes the rest, reads
       // nothing past `end`, and names any error at its exact offset.
@@ -163,24 +151,35 @@ struct StepLoop {
       return DecodeTail<F, kStrict>(p, end, sink, n, cap);
     }
 
-    // One step of word `w` whose values are stored exactly: out[n, n + count) only, so it may
-    // run where fewer than kSlots slots are left. Advances *open and *n and returns true, or
-    // returns false, having stored and advanced nothing, when the step's values do not fit below
-    // `cap`, its first varint would exceed 10 bytes, or strict mode rejects a value.
-    __attribute__((always_inline)) static bool BoundedStep(uint64_t w, OpenVarint* open, Out* out,
-                                                           size_t* n, size_t cap, Out* sum) {
+    // One step of word `w`: the values ending in it (the first with the open varint's bits) cut
+    // out and stored at out[*n] (PutStep), then *open and *n advanced. kBounded: only the values
+    // are stored (through a buffer where fewer than kSlots slots are left below `cap`), so it may
+    // run near `cap`, and a step whose values do not fit is declined; else kSlots slots are stored
+    // (the caller counted the room). Returns false, having advanced nothing and stored nothing that
+    // counts, when the step's first varint would exceed 10 bytes, strict mode rejects a value or
+    // (kBounded) the values do not fit.
+    template <bool kBounded>
+    __attribute__((always_inline)) static bool TakeStep(uint64_t w, OpenVarint* open, Out* out,
+                                                        size_t* n, size_t cap, Out* sum) {
       const StepRecipe& s = kStepRecipes.step[Bits::Pattern(w)];
       const uint64_t packed = Bits::Payload(w);
       const uint64_t first = open->First<Bits>(packed, s);
-      if (open->shift + s.first_bits > 70 || s.count > cap - *n) return false;
-      if (cap - *n >= kSlots) {
-        if (!PutStep(w, packed, first, s, open->shift, out + *n, sum)) return false;
+      // A varint reaching its 11th byte is malformed.
+      if (__builtin_expect(open->shift + s.first_bits > 70, 0)) return false;
+      if constexpr (kBounded) {
+        if (s.count > cap - *n) return false;
+        if (cap - *n < kSlots) {
+          Out values[kSlots];
+          if (!PutStep(w, packed, first, s, open->shift, values, sum)) return false;
+          CopyStepValues(values, s.count, out + *n);
+        } else if (!PutStep(w, packed, first, s, open->shift, out + *n, sum)) {
+          return false;
+        }
+        PBACCEL_KERNEL_PROBE(step_loop_bounded_steps);
       } else {
-        Out values[kSlots];
-        if (!PutStep(w, packed, first, s, open->shift, values, sum)) return false;
-        CopyStepValues(values, s.count, out + *n);
+        if (!PutStep(w, packed, first, s, open->shift, out + *n, sum)) return false;
+        PBACCEL_KERNEL_PROBE(step_loop_steps);
       }
-      PBACCEL_KERNEL_PROBE(step_loop_bounded_steps);
       open->Advance(packed, first, s);
       *n += s.count;
       return true;

@@ -175,7 +175,7 @@ namespace internal {
 inline int TryDecodeTinyInline(VarintFormat format, absl::string_view payload, void* out,
                                size_t cap, DecodeOptions options) {
   // Longer payloads and strict decodes leave at once, before the kernel is fetched.
-  if (!SpanTriesBoundedTiny(format, payload.size(), options.strict)) return -1;
+  if (!ApiTriesBoundedTiny(format, payload.size(), options.strict)) return -1;
   const uint8_t* const p = reinterpret_cast<const uint8_t*>(payload.data());
   return ActiveKernel().DecodeTinyBounded(format, p, p + payload.size(), out, cap);
 }

@@ -120,20 +120,14 @@ inline bool SpanTakesWindowDecoder(size_t bytes, ptrdiff_t readable, size_t room
          room >= bytes + static_cast<size_t>(kWindowSpareValues);
 }
 
-// Whether a decode into a caller's span (or a PackedView chunk) first offers the payload to the
-// kernel's bounded tiny decoder: lenient decodes of payloads it may take.
-inline bool SpanTriesBoundedTiny(VarintFormat format, size_t bytes, bool strict) {
+// Whether the public API first offers a payload of `bytes` bytes to the kernel's bounded tiny
+// decoder: lenient decodes of payloads it may take, into a caller's span, a PackedView chunk, or
+// a RepeatedField. An append to a field does so without its count pass: into the field's spare
+// capacity, or into room for one value per byte reserved in a field without any (packed_varint.cc's
+// AppendBoundedTiny); for longer payloads the count pass costs little against the decode, and it
+// reserves exactly.
+inline bool ApiTriesBoundedTiny(VarintFormat format, size_t bytes, bool strict) {
   return !strict && bytes <= static_cast<size_t>(BoundedTinyPayloadBytes(format));
-}
-
-// Whether an append to a RepeatedField (DecodePacked* into a field) gives a payload of `bytes`
-// bytes to the kernel's bounded tiny decoder, with no count pass: into the field's spare capacity,
-// or into room for one value per byte reserved in a field without any (packed_varint.cc's
-// AppendBoundedTiny); lenient decodes of payloads it may take, as the span forms offer it
-// (SpanTriesBoundedTiny). For longer payloads the count pass costs little against the decode, and
-// it reserves exactly.
-inline bool AppendTakesBoundedTiny(VarintFormat format, size_t bytes, bool strict) {
-  return SpanTriesBoundedTiny(format, bytes, strict);
 }
 
 // Whether the public API decodes a payload of `bytes` bytes with its portable per-varint loop
