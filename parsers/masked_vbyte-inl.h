@@ -614,9 +614,9 @@ struct MaskedVByteDecoder {
       const uint64_t buf_bits = HighBitsOf64(buf);
       const uint64_t real_mask = (uint64_t{1} << real) - 1;
       const uint64_t term = ~buf_bits & real_mask;
-      size_t complete = static_cast<size_t>(__builtin_popcountll(term));
-      if (complete == 0) break;  // Truncated or over-long: the scalar reader names it.
-      if (complete > cap - n) complete = cap - n;
+      const size_t terminators = static_cast<size_t>(__builtin_popcountll(term));
+      if (terminators == 0) break;  // Truncated or over-long: the scalar reader names it.
+      const size_t complete = terminators < cap - n ? terminators : cap - n;
       Out staged[48 + 16];
       __m128i staged_carry = carry;
       const Walk w = WalkWindow(buf, buf_bits, 48, complete, staged, sizeof(staged) / sizeof(Out),
@@ -626,10 +626,15 @@ struct MaskedVByteDecoder {
         break;
       }
       std::memcpy(out + n, staged, complete * sizeof(Out));
-      // Bytes of the `complete` varints: one past the complete-th terminator.
-      uint64_t t = term;
-      for (size_t i = 1; i < complete; ++i) t &= t - 1;
-      p += static_cast<size_t>(__builtin_ctzll(t)) + 1;
+      // Bytes of the `complete` varints: one past the complete-th terminator, which is the last
+      // one unless the room cut the chunk short (then found by dropping the lowest terminators).
+      size_t last = 63 - static_cast<size_t>(__builtin_clzll(term));
+      if (complete < terminators) {
+        uint64_t t = term;
+        for (size_t i = 1; i < complete; ++i) t &= t - 1;
+        last = static_cast<size_t>(__builtin_ctzll(t));
+      }
+      p += last + 1;
       n += complete;
       if constexpr (FormatTraits<F>::kDelta) {
         carry = k64Bit<F> ? _mm_set1_epi64x(static_cast<int64_t>(out[n - 1]))
