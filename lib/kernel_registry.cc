@@ -7,10 +7,14 @@
 
 #include "pbaccel/internal/kernel_registry.h"
 
+#include <array>
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/base/attributes.h"
@@ -69,6 +73,40 @@ bool SplitAvx512Bmi2Wins(const CpuInfo& cpu) {
 
 namespace {
 
+// SplitRoutesToAvx512's thresholds: at least a few 64-byte blocks, and values averaging over two
+// bytes, so that payloads of one- and two-byte values (tiles' geometry and tags, OSM's keys and
+// string indexes), on which bmi2 wins in real messages, stay with bmi2.
+constexpr size_t kRouteMinBytes = 256;
+constexpr uint64_t kRouteMinContinuations = 17;  // Of the first 32 bytes.
+
+// The number of bytes of `w` with their high bit set, without POPCNT (this file is built for
+// x86-64's baseline): the high bits moved to each byte's low bit and summed by a multiply.
+uint64_t HighBitBytes(uint64_t w) {
+  return (((w >> 7) & 0x0101010101010101u) * 0x0101010101010101u) >> 56;
+}
+
+}  // namespace
+
+bool SplitRoutesToAvx512(const uint8_t* p, const uint8_t* end) {
+  if (static_cast<size_t>(end - p) < kRouteMinBytes) return false;
+  uint64_t continuations = 0;
+  for (int i = 0; i < 4; ++i) {
+    uint64_t w;
+    std::memcpy(&w, p + 8 * i, 8);
+    continuations += HighBitBytes(w);
+  }
+  return continuations >= kRouteMinContinuations;
+}
+
+#if PBACCEL_X86_KERNELS
+DecodeFn SplitBlockDecoder(VarintFormat format, bool strict, const uint8_t* p, const uint8_t* end) {
+  const KernelDescriptor& k = SplitRoutesToAvx512(p, end) ? kAvx512Kernel : kBmi2Kernel;
+  return k.Decoder(format, strict);
+}
+#endif  // PBACCEL_X86_KERNELS
+
+namespace {
+
 #if PBACCEL_X86_KERNELS
 // Veto functions for registry entries (later kernels use them: the PEXT kernel vetoes on
 // PextIsMicrocoded, the 512-bit kernel on Avx512LowersClock).
@@ -101,12 +139,31 @@ constexpr bool SplitTakesAvx512(VarintFormat format) {
   return format == VarintFormat::kSInt64 || format == VarintFormat::kDeltaUInt64;
 }
 
+// avx512_bmi2's block decoder for format F (strict if kStrict) where the split takes bmi2: bmi2's,
+// or avx512's for a payload SplitRoutesToAvx512. Each call decides for the payload it is given
+// (both decoders are stateless: a call resuming after kOutputFull may take the other one).
+template <int F, bool kStrict>
+DecodeResult RoutedBlockDecode(const uint8_t* p, const uint8_t* end, void* out, size_t cap,
+                               uint64_t delta_base) {
+  return SplitBlockDecoder(static_cast<VarintFormat>(F), kStrict, p, end)(p, end, out, cap,
+                                                                          delta_base);
+}
+
+template <int... F>
+constexpr std::array<std::array<DecodeFn, 2>, sizeof...(F)> RoutedBlockDecoders(
+    std::integer_sequence<int, F...>) {
+  return {{{&RoutedBlockDecode<F, false>, &RoutedBlockDecode<F, true>}...}};
+}
+constexpr auto kRoutedBlockDecoders =
+    RoutedBlockDecoders(std::make_integer_sequence<int, kNumVarintFormats>());
+
 // avx512_bmi2: avx512's decoders (block, tiny, bounded tiny, window) for the formats
-// SplitTakesAvx512 names, bmi2's for the others; avx512's terminator count and sizers, and its
-// other settings (both kernels hand short payloads to their decoders; the spare room offered is
-// the larger of the two). Not a kernel of its own code, so not a row of parsers/kernels.bzl:
-// every function in it is one of those two kernels', tested under them and, through this entry,
-// together.
+// SplitTakesAvx512 names, bmi2's for the others, whose block decoder is RoutedBlockDecode (bmi2's,
+// or avx512's for long payloads of long values; it calls the two kernels `avx512` and `bmi2` name);
+// avx512's terminator count and sizers, and its other settings (both kernels hand short payloads to
+// their decoders; the spare room offered is the larger of the two). Not a kernel of its own code,
+// so not a row of parsers/kernels.bzl: every function in it is one of those two kernels', tested
+// under them and, through this entry, together.
 KernelDescriptor SplitByFormat(const KernelDescriptor& avx512, const KernelDescriptor& bmi2,
                                const char* name, const char* summary) {
   KernelDescriptor k = avx512;
@@ -114,8 +171,9 @@ KernelDescriptor SplitByFormat(const KernelDescriptor& avx512, const KernelDescr
   k.summary = summary;
   for (int f = 0; f < kNumVarintFormats; ++f) {
     const KernelDescriptor& from = SplitTakesAvx512(static_cast<VarintFormat>(f)) ? avx512 : bmi2;
-    k.decode[f][0] = from.decode[f][0];
-    k.decode[f][1] = from.decode[f][1];
+    const bool routed = !SplitTakesAvx512(static_cast<VarintFormat>(f));
+    k.decode[f][0] = routed ? kRoutedBlockDecoders[f][0] : from.decode[f][0];
+    k.decode[f][1] = routed ? kRoutedBlockDecoders[f][1] : from.decode[f][1];
     k.decode_tiny[f] = from.decode_tiny[f];
     k.decode_tiny_bounded[f] = from.decode_tiny_bounded[f];
     k.decode_window[f] = from.decode_window[f];
@@ -134,9 +192,10 @@ KernelDescriptor g_avx512_bmi2;
 void FillSplitEntries() {
   g_avx512_bmi2 =
       SplitByFormat(kAvx512Kernel, kBmi2Kernel, "avx512_bmi2",
-                    "avx512 for sint64 and delta uint64, bmi2 for the other formats (AMD Zen 5 "
-                    "and an Intel Xeon, where bmi2's whole steps beat avx512's masked stores in "
-                    "real messages and avx512 still wins on long sint64 payloads)");
+                    "avx512 for sint64 and delta uint64, bmi2 for the other formats but their "
+                    "long payloads of long values (AMD Zen 5 and an Intel Xeon, where bmi2's "
+                    "whole steps beat avx512's masked stores in real messages and avx512 still "
+                    "wins on long sint64 payloads and long values)");
 }
 #endif  // PBACCEL_X86_KERNELS
 

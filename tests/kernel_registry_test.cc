@@ -184,9 +184,9 @@ TEST(KernelRegistryTest, SplitRuleCoversExactlyZen5AndTheMeasuredXeon) {
   EXPECT_FALSE(SplitAvx512Bmi2Wins(Cpu(CpuVendor::kOther, 6, 0xA7, kEverything)));
 }
 
-// avx512_bmi2 is exactly avx512's decoders for sint64 and delta uint64 and bmi2's for the others
-// (the function pointers themselves: the every-kernel tests then decode through it like any
-// kernel).
+// avx512_bmi2 is exactly avx512's decoders for sint64 and delta uint64 and bmi2's for the others,
+// but the others' block decoder, which routes between the two (the function pointers themselves:
+// the every-kernel tests then decode through it like any kernel).
 TEST(KernelRegistryTest, Avx512Bmi2TakesAvx512ForSint64AndDeltaUint64Only) {
   const KernelEntry* split = FindKernel("avx512_bmi2");
   const KernelEntry* avx512 = FindKernel("avx512");
@@ -204,7 +204,11 @@ TEST(KernelRegistryTest, Avx512Bmi2TakesAvx512ForSint64AndDeltaUint64Only) {
     const KernelDescriptor& from = from_avx512 ? *avx512->kernel : *bmi2->kernel;
     const KernelDescriptor& other = from_avx512 ? *bmi2->kernel : *avx512->kernel;
     for (int strict = 0; strict < 2; ++strict) {
-      EXPECT_EQ(k.decode[f][strict], from.decode[f][strict]) << testing::FormatName(format);
+      if (from_avx512) {
+        EXPECT_EQ(k.decode[f][strict], from.decode[f][strict]) << testing::FormatName(format);
+      } else {  // The router (SplitRoutesToAvx512), neither kernel's own.
+        EXPECT_NE(k.decode[f][strict], from.decode[f][strict]) << testing::FormatName(format);
+      }
       EXPECT_NE(k.decode[f][strict], other.decode[f][strict]) << testing::FormatName(format);
     }
     EXPECT_EQ(k.decode_tiny[f], from.decode_tiny[f]) << testing::FormatName(format);
@@ -221,6 +225,57 @@ TEST(KernelRegistryTest, Avx512Bmi2TakesAvx512ForSint64AndDeltaUint64Only) {
   }
   EXPECT_GE(k.bounded_tiny_spare_values, avx512->kernel->bounded_tiny_spare_values);
   EXPECT_GE(k.bounded_tiny_spare_values, bmi2->kernel->bounded_tiny_spare_values);
+}
+
+// The route: payloads of at least 256 bytes whose first 32 bytes hold 17 or more continuation
+// bytes go to avx512; shorter ones, and ones of one- and two-byte values, stay with bmi2.
+TEST(KernelRegistryTest, SplitRoutesLongPayloadsOfLongValuesToAvx512) {
+  const auto payload = [](size_t bytes, size_t value_bytes) {
+    std::vector<uint8_t> p;
+    while (p.size() < bytes) {
+      for (size_t i = 1; i < value_bytes; ++i) p.push_back(0x81);
+      p.push_back(0x01);
+    }
+    p.resize(bytes);
+    return p;
+  };
+  const auto routed = [](const std::vector<uint8_t>& p) {
+    return SplitRoutesToAvx512(p.data(), p.data() + p.size());
+  };
+  EXPECT_TRUE(routed(payload(256, 5)));
+  EXPECT_TRUE(routed(payload(4096, 3)));   // 22 of 32 are continuation bytes.
+  EXPECT_FALSE(routed(payload(255, 5)));   // Too short.
+  EXPECT_FALSE(routed(payload(4096, 2)));  // 16 of 32: tiles' kind of values.
+  EXPECT_FALSE(routed(payload(4096, 1)));
+  // Two-byte values with one three-byte value among the first 32 bytes (17 continuation bytes),
+  // and without it (16): the first 32 bytes decide.
+  std::vector<uint8_t> edge(300, 0x01);
+  for (int i = 0; i < 16; ++i) edge[2 * i] = 0x80;
+  edge[31] = 0x80;
+  EXPECT_TRUE(routed(edge));
+  edge[31] = 0x01;
+  EXPECT_FALSE(routed(edge));
+  edge[40] = 0x80;  // Past the first 32 bytes: not looked at.
+  EXPECT_FALSE(routed(edge));
+
+  // The split's block decoder for each format it takes from bmi2 calls avx512's decoder for the
+  // first kind of payload, bmi2's for the others.
+  const KernelDescriptor& avx512 = *FindKernel("avx512")->kernel;
+  const KernelDescriptor& bmi2 = *FindKernel("bmi2")->kernel;
+  const std::vector<uint8_t> long_values = payload(512, 5);
+  const std::vector<uint8_t> short_values = payload(512, 2);
+  for (const VarintFormat format :
+       {VarintFormat::kInt32, VarintFormat::kUInt32, VarintFormat::kSInt32, VarintFormat::kInt64,
+        VarintFormat::kUInt64, VarintFormat::kBool, VarintFormat::kDeltaUInt32}) {
+    for (const bool strict : {false, true}) {
+      const auto decoder = [&](const std::vector<uint8_t>& p) {
+        return SplitBlockDecoder(format, strict, p.data(), p.data() + p.size());
+      };
+      EXPECT_EQ(decoder(long_values), avx512.Decoder(format, strict))
+          << testing::FormatName(format);
+      EXPECT_EQ(decoder(short_values), bmi2.Decoder(format, strict)) << testing::FormatName(format);
+    }
+  }
 }
 #endif  // defined(__x86_64__)
 

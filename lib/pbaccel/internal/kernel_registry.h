@@ -48,6 +48,15 @@ bool Avx512LowersClock(const CpuInfo& cpu);
 // for the other formats), beats avx512 in real messages: AMD Zen 5 (family 0x1a) and the Intel
 // Xeon KVM reports as family 6 model 0xa7.
 bool SplitAvx512Bmi2Wins(const CpuInfo& cpu);
+// Whether avx512_bmi2's block decoder hands the payload [p, end) of a format it takes from bmi2
+// to avx512's instead: a long payload of long values (at least 256 bytes, and more than 16
+// continuation bytes among its first 32: its values average over two bytes), where avx512's
+// 64-byte blocks are two to three times as fast (docs/kernels.md, "avx512_bmi2: long values to
+// avx512"). REQUIRES: p <= end.
+bool SplitRoutesToAvx512(const uint8_t* p, const uint8_t* end);
+// The block decoder avx512_bmi2's entry for `format` (one it takes from bmi2) calls for the
+// payload [p, end): avx512's if SplitRoutesToAvx512, else bmi2's. x86-64 builds only.
+DecodeFn SplitBlockDecoder(VarintFormat format, bool strict, const uint8_t* p, const uint8_t* end);
 
 // What ActiveKernel() reads (defined in kernel_registry.cc; set only there, by
 // ScopedKernelOverride, ScopedActiveKernelForTesting and ResolveAutoKernel): the override if one
