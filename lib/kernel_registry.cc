@@ -55,11 +55,12 @@ bool Avx512LowersClock(const CpuInfo& cpu) {
 }
 
 // Where the avx512_bmi2 split (avx512's decoders for sint64 and delta uint64, bmi2's for every
-// other format) beats avx512 whole. In a reused message, a 512-bit store under a partial mask into
-// a line not in cache (avx512's one-byte values, its block decoder's last group) holds up the loads
-// after it, and bmi2's whole 8-byte steps do not; on long sint64 payloads (OSM's ids, coordinates
-// and refs) avx512's 64-byte blocks still win. Measured with the split in place of avx512 on
-// testing/data and held-out files, every mode (docs/kernels.md, "avx512_bmi2"):
+// other format but their long payloads of long values: SplitRoutesToAvx512) beats avx512 whole. In
+// a reused message, a 512-bit store under a partial mask into a line not in cache (avx512's
+// one-byte values, its block decoder's last group) holds up the loads after it, and bmi2's whole
+// 8-byte steps do not; on long sint64 payloads (OSM's ids, coordinates and refs) avx512's 64-byte
+// blocks still win. Measured with the split in place of avx512 on testing/data and held-out files,
+// every mode (docs/kernels.md, "avx512_bmi2"):
 // - AMD Zen 5 (family 0x1a), where the split was found (then with avx512's int64 and uint64 too;
 //   pprof, the one corpus with those, read the same under both kernels there);
 // - the Intel Xeon that KVM reports as family 6 model 0xa7 (AMX, AVX512-FP16, 480 MiB of L3: a
