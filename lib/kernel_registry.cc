@@ -80,11 +80,8 @@ namespace {
 constexpr size_t kRouteMinBytes = 256;
 constexpr uint64_t kRouteMinContinuations = 17;  // Of the first 32 bytes.
 
-// The number of bytes of `w` with their high bit set, without POPCNT (this file is built for
-// x86-64's baseline): the high bits moved to each byte's low bit and summed by a multiply.
-uint64_t HighBitBytes(uint64_t w) {
-  return (((w >> 7) & 0x0101010101010101u) * 0x0101010101010101u) >> 56;
-}
+// The word-at-a-time helpers (LoadLittleEndian64, kHighBits, CountHighBits), at baseline flags.
+#include "pbaccel/internal/varint_word-inl.h"
 
 }  // namespace
 
@@ -92,9 +89,7 @@ bool SplitRoutesToAvx512(const uint8_t* p, const uint8_t* end) {
   if (static_cast<size_t>(end - p) < kRouteMinBytes) return false;
   uint64_t continuations = 0;
   for (int i = 0; i < 4; ++i) {
-    uint64_t w;
-    std::memcpy(&w, p + 8 * i, 8);
-    continuations += HighBitBytes(w);
+    continuations += CountHighBits(LoadLittleEndian64(p + 8 * i) & kHighBits);
   }
   return continuations >= kRouteMinContinuations;
 }
@@ -160,27 +155,27 @@ constexpr auto kRoutedBlockDecoders =
 
 // avx512_bmi2: avx512's decoders (block, tiny, bounded tiny, window) for the formats
 // SplitTakesAvx512 names, bmi2's for the others, whose block decoder is RoutedBlockDecode (bmi2's,
-// or avx512's for long payloads of long values; it calls the two kernels `avx512` and `bmi2` name);
-// avx512's terminator count and sizers, and its other settings (both kernels hand short payloads to
-// their decoders; the spare room offered is the larger of the two). Not a kernel of its own code,
-// so not a row of parsers/kernels.bzl: every function in it is one of those two kernels', tested
-// under them and, through this entry, together.
-KernelDescriptor SplitByFormat(const KernelDescriptor& avx512, const KernelDescriptor& bmi2,
-                               const char* name, const char* summary) {
-  KernelDescriptor k = avx512;
+// or avx512's for long payloads of long values); avx512's terminator count and sizers, and its
+// other settings (both kernels hand short payloads to their decoders; the spare room offered is
+// the larger of the two). Not a kernel of its own code, so not a row of parsers/kernels.bzl: every
+// function in it is one of those two kernels', tested under them and, through this entry,
+// together.
+KernelDescriptor SplitByFormat(const char* name, const char* summary) {
+  KernelDescriptor k = kAvx512Kernel;
   k.name = name;
   k.summary = summary;
   for (int f = 0; f < kNumVarintFormats; ++f) {
-    const KernelDescriptor& from = SplitTakesAvx512(static_cast<VarintFormat>(f)) ? avx512 : bmi2;
-    const bool routed = !SplitTakesAvx512(static_cast<VarintFormat>(f));
-    k.decode[f][0] = routed ? kRoutedBlockDecoders[f][0] : from.decode[f][0];
-    k.decode[f][1] = routed ? kRoutedBlockDecoders[f][1] : from.decode[f][1];
+    const bool takes_avx512 = SplitTakesAvx512(static_cast<VarintFormat>(f));
+    const KernelDescriptor& from = takes_avx512 ? kAvx512Kernel : kBmi2Kernel;
+    for (int strict = 0; strict < 2; ++strict) {
+      k.decode[f][strict] = takes_avx512 ? from.decode[f][strict] : kRoutedBlockDecoders[f][strict];
+    }
     k.decode_tiny[f] = from.decode_tiny[f];
     k.decode_tiny_bounded[f] = from.decode_tiny_bounded[f];
     k.decode_window[f] = from.decode_window[f];
   }
-  if (bmi2.bounded_tiny_spare_values > k.bounded_tiny_spare_values) {
-    k.bounded_tiny_spare_values = bmi2.bounded_tiny_spare_values;
+  if (kBmi2Kernel.bounded_tiny_spare_values > k.bounded_tiny_spare_values) {
+    k.bounded_tiny_spare_values = kBmi2Kernel.bounded_tiny_spare_values;
   }
   return k;
 }
@@ -192,7 +187,7 @@ KernelDescriptor g_avx512_bmi2;
 
 void FillSplitEntries() {
   g_avx512_bmi2 =
-      SplitByFormat(kAvx512Kernel, kBmi2Kernel, "avx512_bmi2",
+      SplitByFormat("avx512_bmi2",
                     "avx512 for sint64 and delta uint64, bmi2 for the other formats but their "
                     "long payloads of long values (AMD Zen 5 and an Intel Xeon, where bmi2's "
                     "whole steps beat avx512's masked stores in real messages and avx512 still "

@@ -6,14 +6,7 @@
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, after <cstddef>,
 // <cstdint>, <cstring>, pbaccel/internal/kernel_abi.h, parsers/varint_format-inl.h (see the note
 // there on why each kernel compiles its own copy) and pbaccel/internal/varint_word-inl.h (the
-// word-at-a-time read of one varint). No include guard, no includes.
-
-// Number of bytes of a little-endian word whose bit 7 is set in `byte_high_bits` (a subset of
-// kHighBits), without a popcount instruction: each byte of (m >> 7) is 0 or 1, and multiplying by
-// 0x0101...01 sums all eight into the top byte.
-inline unsigned CountHighBits(uint64_t byte_high_bits) {
-  return static_cast<unsigned>(((byte_high_bits >> 7) * 0x0101010101010101ull) >> 56);
-}
+// word-at-a-time read of one varint, and CountHighBits). No include guard, no includes.
 
 // Decodes the one varint at p, reading no byte at or past `end`.
 // On kOk sets *value (bits past 63 dropped) and *next. In strict mode a 10th byte above 1 (bits

@@ -17,6 +17,13 @@
 // High bit of every byte: the continuation bits of eight varint bytes in a little-endian word.
 constexpr uint64_t kHighBits = 0x8080808080808080ull;
 
+// Number of bytes of a little-endian word whose bit 7 is set in `byte_high_bits` (a subset of
+// kHighBits), without a popcount instruction: each byte of (m >> 7) is 0 or 1, and multiplying by
+// 0x0101...01 sums all eight into the top byte.
+inline unsigned CountHighBits(uint64_t byte_high_bits) {
+  return static_cast<unsigned>(((byte_high_bits >> 7) * 0x0101010101010101ull) >> 56);
+}
+
 inline uint64_t LoadLittleEndian64(const uint8_t* p) {
   uint64_t w;
   std::memcpy(&w, p, sizeof(w));
