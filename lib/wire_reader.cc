@@ -1,8 +1,8 @@
 // Copyright 2026 The pbaccel Authors.
 //
 // The out-of-line halves of the generated parsers' readers (pbaccel/internal/wire_reader.h): the
-// values longer than their inline one- and two-byte cases, read as the walkers read them (the
-// one-byte test skipped: the inline half made it).
+// values longer than their inline cases (a tag or length of one byte, a varint value of up to
+// four), read as the walkers read them (the one-byte test skipped: the inline half made it).
 
 #include "pbaccel/internal/wire_reader.h"
 

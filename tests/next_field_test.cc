@@ -8,8 +8,9 @@
 // (gen::PredictedTagsForTesting counts the hits). Fields in the serializer's order must take
 // exactly the predicted jumps, fields in reverse order only those within runs.
 //
-// Short varints: gen::ReadVarint reads one- and two-byte values inline and hands only longer ones
-// (or one cut by the input's end) to ReadVarintSlow (gen::SlowVarintsForTesting counts those).
+// Short varints: gen::ReadVarint reads values of up to four bytes inline (three and four only
+// where four bytes are left) and hands only longer ones, or ones nearer the end, to ReadVarintSlow
+// (gen::SlowVarintsForTesting counts those).
 //
 // Plain clears: a message parsed in place of old contents whose reusable repeated fields are all
 // short (at most gen::kClearedInPlaceElements elements) is reset by a plain Clear(); a longer one
@@ -140,27 +141,47 @@ Shape ShortVarintShape() {
   return shape;
 }
 
-TEST_P(NextFieldTest, OneAndTwoByteVarintsAreReadInline) {
+TEST_P(NextFieldTest, VarintsOfUpToFourBytesAreReadInline) {
   EXPECT_EQ(ParseCountingSlowVarints(ShortVarintShape().SerializeAsString()), 0u);
   Shape shape = ShortVarintShape();
   shape.set_id(16383);  // The largest two-byte varint.
   shape.mutable_center()->set_x(300);
   shape.set_after(200);  // Two bytes, the input's last.
-  const std::string bytes = shape.SerializeAsString();
+  std::string bytes = shape.SerializeAsString();
   ASSERT_EQ(static_cast<uint8_t>(bytes[bytes.size() - 2]), 0xC8);  // `after` ends the input.
+  EXPECT_EQ(ParseCountingSlowVarints(bytes), 0u);
+  // Three and four bytes, read as one word where four bytes are left: the largest four-byte
+  // value, the smallest three-byte one followed by the rest of its submessage, and a four-byte
+  // value ending the input.
+  shape = ShortVarintShape();
+  shape.set_id((uint64_t{1} << 28) - 1);
+  shape.mutable_center()->set_x(16384);
+  shape.set_after(1 << 21);
+  bytes = shape.SerializeAsString();
+  ASSERT_EQ(static_cast<uint8_t>(bytes[bytes.size() - 5]), 7 << 3);  // `after`'s tag, 4 bytes left.
   EXPECT_EQ(ParseCountingSlowVarints(bytes), 0u);
 }
 
-TEST_P(NextFieldTest, LongerVarintsAndCutOnesGoOutOfLine) {
+TEST_P(NextFieldTest, LongerVarintsAndOnesNearTheEndGoOutOfLine) {
   Shape shape = ShortVarintShape();
-  shape.set_id(16384);                     // Three bytes.
+  shape.set_id(uint64_t{1} << 28);         // Five bytes.
   shape.mutable_center()->set_y(-1);       // Ten bytes (a negative int32).
   shape.mutable_center()->set_x(1 << 28);  // Five bytes.
-  EXPECT_EQ(ParseCountingSlowVarints(shape.SerializeAsString()), 3u);
+  shape.set_after(16384);                  // Three bytes, the input's last: fewer than four left.
+  EXPECT_EQ(ParseCountingSlowVarints(shape.SerializeAsString()), 4u);
   // A two-byte value whose second byte is missing: out of line, which rejects it, as upstream does.
   shape = ShortVarintShape();
   shape.set_after(200);
   std::string cut = shape.SerializeAsString();
+  cut.pop_back();
+  EXPECT_EQ(ParseCountingSlowVarints(cut), 1u);
+  // A four-byte value cut to three, and one whose four bytes all continue: out of line, rejected.
+  shape.set_after(1 << 21);
+  cut = shape.SerializeAsString();
+  cut.pop_back();
+  EXPECT_EQ(ParseCountingSlowVarints(cut), 1u);
+  shape.set_after(1 << 28);  // Five bytes; the last one dropped leaves four that all continue.
+  cut = shape.SerializeAsString();
   cut.pop_back();
   EXPECT_EQ(ParseCountingSlowVarints(cut), 1u);
 }

@@ -54,3 +54,21 @@ inline int VarintInWord(uint64_t w, uint64_t* value) {
   *value = Compact7x8(length == 8 ? w : w & ((uint64_t{1} << (8 * length)) - 1));
   return length;
 }
+
+// VarintInWord on four bytes (a little-endian word of the four at the varint's first byte): its
+// length (1 to 4) and value, or 0 when none of the four bytes ends it. The generated parsers'
+// inline read of three- and four-byte values (pbaccel/internal/wire_reader.h, ReadVarint), in
+// 32-bit operations whose masks are short immediates, so that each call site stays small.
+inline int VarintInWord32(uint32_t w, uint64_t* value) {
+  const uint32_t stops = ~w & 0x80808080u;
+  if (stops == 0) return 0;
+  // The bytes through the ending one (stops ^ (stops - 1): the bits up to its bit 7), without
+  // their continuation bits; then two rounds, each shifting every lane's high half down onto its
+  // low half (14 bits per 16, then 28 in all).
+  uint32_t x = w & (stops ^ (stops - 1)) & 0x7F7F7F7Fu;
+  uint32_t low = x & 0x00FF00FFu;
+  x = low + ((x - low) >> 1);
+  low = x & 0x0000FFFFu;
+  *value = low + ((x - low) >> 2);
+  return (__builtin_ctz(stops) >> 3) + 1;
+}

@@ -10,17 +10,18 @@
 //
 // Two forms of the same reads, for two kinds of caller:
 //   * The generated parsers' forms, ReadTag, ReadVarint and ReadLength: the one-byte case (and
-//     two-byte varints) inline, longer values out of line (lib/wire_reader.cc), each returning two
-//     words in registers. A generated parser's every case calls them, so they are small.
+//     varint values of up to four bytes) inline, longer ones out of line (lib/wire_reader.cc),
+//     each returning two words in registers. A generated parser's every case calls them, so they
+//     are small.
 //   * The walkers' form, ReadField (one field: its tag and its value's extent, as a WireField), for
 //     the reflection walk, the field reader (FieldReader, SkipField, FindField), the stream parser
 //     and the differential kit's mutations: always inlined, every length of varint included, so
 //     that a walk loop keeps its position and the field's number and wire type in registers
 //     (FieldReader's walk over the real-data tiles takes about 30% less time so; docs/kernels.md).
-// Both read a varint of two to eight bytes as one word (VarintInWord,
-// pbaccel/internal/varint_word-inl.h, whose one text the kernels also compile, each with its own
-// instruction set). A packed field's payload is the kernels' to decode (parsers/), not this
-// reader's.
+// Both read a varint of two to eight bytes as one word (VarintInWord; VarintInWord32 for the
+// generated parsers' inline four bytes; pbaccel/internal/varint_word-inl.h, whose one text the
+// kernels also compile, each with its own instruction set). A packed field's payload is the
+// kernels' to decode (parsers/), not this reader's.
 //
 // Groups: ReadField does not enter them. A start-group field ends where its body begins, and the
 // caller skips the body (ReadWholeField in field_reader.h does, with upstream's nesting limit). An
@@ -46,6 +47,17 @@ namespace internal {
 namespace word {
 #include "pbaccel/internal/varint_word-inl.h"
 }  // namespace word
+
+// A fixed-width little-endian value (fixed32, fixed64, sfixed*, float, double).
+// REQUIRES: sizeof(T) bytes readable at p.
+template <typename T>
+inline T LoadFixed(const char* p) {
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+                "fixed-width loads assume little-endian");
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
 
 // --- Varints ------------------------------------------------------------------------------------
 
@@ -123,9 +135,12 @@ struct NoSlowVarintHook {
 };
 
 // Reads a varint value (at most 10 bytes, bits past 63 dropped). Returns the byte after it, or
-// nullptr if it is longer or runs past `end`. One- and two-byte varints (small ids, string-table
-// indexes, line numbers) are read inline, as upstream's ReadVarint64 does; longer ones out of line,
-// after OnSlowVarint() (a test's counter; nothing by default).
+// nullptr if it is longer or runs past `end`. Inline: one- and two-byte varints (small ids,
+// string-table indexes, line numbers), as upstream's ReadVarint64 reads them, and three- and
+// four-byte ones where four bytes are left before `end` (addresses, sample values, user ids; why
+// no longer ones: docs/speed.md, "Varints of three and four bytes inline"), as one 32-bit word.
+// Longer ones, or ones closer to `end`, out of line, after OnSlowVarint() (a test's counter;
+// nothing by default).
 template <typename OnSlowVarint = NoSlowVarintHook>
 inline const char* ReadVarint(const char* p, const char* end, uint64_t* value) {
   if (ABSL_PREDICT_TRUE(p < end)) {
@@ -138,6 +153,10 @@ inline const char* ReadVarint(const char* p, const char* end, uint64_t* value) {
       *value = b0 - 0x80 + (static_cast<uint32_t>(static_cast<uint8_t>(p[1])) << 7);
       return p + 2;
     }
+  }
+  if (ABSL_PREDICT_TRUE(end - p >= 4)) {
+    const int length = word::VarintInWord32(LoadFixed<uint32_t>(p), value);
+    if (ABSL_PREDICT_TRUE(length != 0)) return p + length;
   }
   OnSlowVarint()();
   const VarintRead read = ReadVarintSlow(p, end);
@@ -158,17 +177,6 @@ inline const char* ReadLength(const char* p, const char* end, const char** paylo
   const LengthRead read = ReadLengthSlow(p, end);
   *payload_end = read.payload_end;
   return read.payload;
-}
-
-// A fixed-width little-endian value (fixed32, fixed64, sfixed*, float, double).
-// REQUIRES: sizeof(T) bytes readable at p.
-template <typename T>
-inline T LoadFixed(const char* p) {
-  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
-                "fixed-width loads assume little-endian");
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
 }
 
 // --- Whole fields (the walkers' form) -----------------------------------------------------------
