@@ -17,13 +17,12 @@ namespace gen {
 // PredictedTagsForTesting: successor predictions that hit (NextTagIs true), whose jumps skip the
 // switch. SlowVarintsForTesting: varints ReadVarint handed to ReadVarintSlow (longer than four
 // bytes, longer than two within four bytes of the input's end, or cut by it); shorter ones must
-// be read inline. PlainClearsForTesting:
-// messages parsed in place of their old contents whose reusable fields were all short enough
-// to reset with a plain Clear() (gen::ClearKeeping). ReusedElementsForTesting: old elements of
-// repeated message and string fields that a parse in place of old contents reused
-// (gen::ReusedElements::Next) instead of adding new ones. StringsOverwrittenForTesting: string
-// values that gen::AssignString wrote over an old value of the same length, in place (an empty
-// value given to a new, empty element counts too).
+// be read inline. PlainClearsForTesting: messages parsed in place of their old contents whose
+// reusable fields were all short enough to reset with a plain Clear() (gen::ClearKeeping).
+// ReusedElementsForTesting: old elements of repeated message and string fields that a parse in
+// place of old contents reused (gen::ReusedElements::Next) instead of adding new ones.
+// StringsOverwrittenForTesting: string values that gen::AssignString wrote over an old value of the
+// same length, in place (an empty value given to a new, empty element counts too).
 uint64_t& PredictedTagsForTesting();
 uint64_t& SlowVarintsForTesting();
 uint64_t& PlainClearsForTesting();
