@@ -16,7 +16,7 @@ namespace gen {
 // Counted by generated parsers compiled with PBACCEL_GEN_COUNT_FAST_PATHS (generated_parser.h):
 // PredictedTagsForTesting: successor predictions that hit (NextTagIs true), whose jumps skip the
 // switch. SlowVarintsForTesting: varints ReadVarint handed to ReadVarintSlow (longer than four
-// bytes, longer than two within four bytes of the input's end, or cut by it); shorter ones must
+// bytes, longer than two within four bytes of the message's end, or cut by it); shorter ones must
 // be read inline. PlainClearsForTesting: messages parsed in place of their old contents whose
 // reusable fields were all short enough to reset with a plain Clear() (gen::ClearKeeping).
 // ReusedElementsForTesting: old elements of repeated message and string fields that a parse in
