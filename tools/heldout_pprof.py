@@ -9,7 +9,8 @@ reads every held-out corpus:
     python3 tools/heldout_pprof.py --out=/tmp/heldout
     bazel-bin/bench/realdata --data=/tmp/heldout --pprof --reps=3 --csv
 
-Needs a Go toolchain (`go` on PATH, or --go); the standard library's tests need no network. The
+Needs a Go toolchain (`go` on PATH, or --go); the standard library's tests need no network. About
+six minutes on the project's 2-core VMs, most of it the packages' benchmarks themselves. The
 profiles differ from run to run (they sample a running program), so a measurement names the
 directory it read, and the profiles stay outside the checkout: committed, they would become data
 the next change is tuned on. Go's build cache goes to ~/.cache/pbaccel/gocache (or
