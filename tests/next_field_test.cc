@@ -25,8 +25,11 @@
 // Every entry point reaches the generated parser: a fragmented Cord and a ZeroCopyInputStream take
 // the same predicted jumps as a flat buffer (so the generated code ran, not the reflection walk).
 //
-// Every input parses as upstream does, under every kernel.
+// Every input parses as upstream does, under every kernel. The inline word read (VarintInWord32) is
+// also checked on its own against VarintInWord.
 
+#include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -36,6 +39,7 @@
 #include "gtest/gtest.h"
 #include "pbaccel/generated_parser.h"
 #include "pbaccel/internal/parser_counters.h"
+#include "pbaccel/internal/wire_reader.h"
 #include "pbaccel/message_parser.h"
 #include "pbaccel/testing/every_kernel.h"
 #include "tests/predicted_fields.pb.h"
@@ -184,6 +188,37 @@ TEST_P(NextFieldTest, LongerVarintsAndOnesNearTheEndGoOutOfLine) {
   cut = shape.SerializeAsString();
   cut.pop_back();
   EXPECT_EQ(ParseCountingSlowVarints(cut), 1u);
+}
+
+// The inline word read itself, against the whole-word reader it shortens (VarintInWord on the same
+// four bytes zero-extended, where a varint that none of the four ends is read as five bytes): every
+// word whose bytes are drawn from values around the continuation bit, and a million random ones.
+// Not kernel-dependent, so not repeated per kernel.
+TEST(VarintInWord32Test, AgreesWithTheWholeWordReader) {
+  const auto check = [](uint32_t w) {
+    uint64_t value32 = ~uint64_t{0};
+    uint64_t value64 = ~uint64_t{0};
+    const int length32 = internal::word::VarintInWord32(w, &value32);
+    const int length64 = internal::word::VarintInWord(w, &value64);
+    if (length64 <= 4) {
+      ASSERT_EQ(length32, length64) << std::hex << w;
+      ASSERT_EQ(value32, value64) << std::hex << w;
+    } else {
+      ASSERT_EQ(length32, 0) << std::hex << w;
+    }
+  };
+  const uint8_t bytes[] = {0x00, 0x01, 0x40, 0x7F, 0x80, 0x81, 0xC0, 0xFF};
+  for (const uint8_t b0 : bytes) {
+    for (const uint8_t b1 : bytes) {
+      for (const uint8_t b2 : bytes) {
+        for (const uint8_t b3 : bytes) {
+          check(b0 | b1 << 8 | b2 << 16 | static_cast<uint32_t>(b3) << 24);
+        }
+      }
+    }
+  }
+  std::mt19937 random(43);
+  for (int i = 0; i < 1000000; ++i) check(static_cast<uint32_t>(random()));
 }
 
 TEST_P(NextFieldTest, ShortFieldsAreResetByAPlainClear) {
