@@ -13,8 +13,8 @@ Needs a Go toolchain (`go` on PATH, or --go); the standard library's tests need 
 six minutes on the project's 2-core VMs, most of it the packages' benchmarks themselves. The
 profiles differ from run to run (they sample a running program), so a measurement names the
 directory it read, and the profiles stay outside the checkout: committed, they would become data
-the next change is tuned on. Go's build cache goes to ~/.cache/pbaccel/gocache (or
-$PBACCEL_CACHE_DIR/gocache). Standard library only.
+the next change is tuned on. Go's build cache goes to the project's cache (tools/cache_dir.py:
+~/.cache/pbaccel/gocache). Standard library only.
 """
 import argparse
 import os
@@ -24,16 +24,12 @@ import sys
 import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cache_dir import cache_dir  # noqa: E402  (tools/cache_dir.py: the scripts' shared cache)
 
 # Packages with benchmarks of different kinds of code (parsing, formatting, arithmetic, image
 # encoding), none of them the ones testing/data's profiles come from.
 PACKAGES = ["encoding/json", "strconv", "math/big", "fmt", "image/png", "go/parser"]
-
-
-def cache_dir():
-    base = os.environ.get("PBACCEL_CACHE_DIR") or os.path.join(
-        os.path.expanduser("~"), ".cache", "pbaccel")
-    return os.path.join(base, "gocache")
 
 
 def write_profiles(go, package, out_dir, benchtime):
@@ -41,7 +37,7 @@ def write_profiles(go, package, out_dir, benchtime):
     stem = "go_" + package.replace("/", "_")
     cpu = os.path.join(out_dir, stem + ".cpu.pb.gz")
     mem = os.path.join(out_dir, stem + ".mem.pb.gz")
-    env = dict(os.environ, GOCACHE=cache_dir(), GOFLAGS="", GOTOOLCHAIN="local")
+    env = dict(os.environ, GOCACHE=cache_dir("gocache"), GOFLAGS="", GOTOOLCHAIN="local")
     # go test leaves its test binary in the working directory when profiling: use a scratch one.
     with tempfile.TemporaryDirectory() as work:
         result = subprocess.run(

@@ -13,7 +13,8 @@ Options: --top=N functions (30), --period-ns=P between samples (50000), --annota
 instructions of the busiest function of the main program whose name, or row in the table, holds
 TEXT, with their share of all samples, where it is at least --min-percent, 0.2; the command's first
 word must be that program: set environment variables before time_profile.py, not through `env`).
-The sampler is compiled once with `cc` into ~/.cache/pbaccel/time_profile/ (or $PBACCEL_CACHE_DIR).
+The sampler is compiled once with `cc` into the project's cache (tools/cache_dir.py):
+~/.cache/pbaccel/time_profile/.
 Symbols come from `nm`, instructions from `objdump`; inlined code counts as the function it was
 inlined into.
 """
@@ -26,13 +27,15 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cache_dir import cache_dir  # noqa: E402  (tools/cache_dir.py: the scripts' shared cache)
+
 SAMPLER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "time_profile_sampler.c")
 
 
 def sampler_library():
     """The sampler, compiled when missing or older than its source."""
-    cache = os.environ.get("PBACCEL_CACHE_DIR", os.path.expanduser("~/.cache/pbaccel"))
-    out = os.path.join(cache, "time_profile", "sampler.so")
+    out = cache_dir("time_profile", "sampler.so")
     if not os.path.exists(out) or os.path.getmtime(out) < os.path.getmtime(SAMPLER):
         os.makedirs(os.path.dirname(out), exist_ok=True)
         subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", out, SAMPLER, "-lrt"], check=True)
