@@ -477,10 +477,11 @@ class MessageWriter {
     SetCase(f, ValueTag(f), &vars);
     vars["check"] =
         closed_enum ? " || !" + ValidityCheck(f->enum_type(), "static_cast<int>(v)") : "";
-    PrintCase(out, vars,
-              "case $tag$: {  // $decl$\n$label$"
-              "  uint64_t v;\n"
-              "  if ((p = ReadVarint(p, end, &v)) == nullptr$check$) break;\n");
+    PrintCase(
+        out, vars,
+        "case $tag$: {  // $decl$\n$label$"
+        "  uint64_t v;\n"
+        "  if ((p = ReadVarint(p, end, ctx->readable_end(), &v)) == nullptr$check$) break;\n");
     out->Print(vars, (std::string("  $add_or_set$") + kind.value + ");\n").c_str());
     PrintCase(out, vars,
               "$next$  continue;\n"
@@ -600,11 +601,12 @@ class MessageWriter {
                  "  if (*key_end != $value_tag$) break;\n");
       key_expr = std::string("LoadFixed<") + type + ">(payload + 1)";
     } else {
-      out->Print(vars,
-                 "  uint64_t k;\n"
-                 "  const char* key_end = ReadVarint(payload + 1, payload_end, &k);\n"
-                 "  if (key_end == nullptr || key_end == payload_end || *key_end != $value_tag$) "
-                 "break;\n");
+      out->Print(
+          vars,
+          "  uint64_t k;\n"
+          "  const char* key_end = ReadVarint(payload + 1, payload_end, ctx->readable_end(), &k);\n"
+          "  if (key_end == nullptr || key_end == payload_end || *key_end != $value_tag$) "
+          "break;\n");
       key_expr = VarintKindOf(key, "k").value;
     }
     vars["key"] = key_expr;  // MapEntryValue's key arguments.
@@ -648,9 +650,11 @@ class MessageWriter {
       vars["deref"] = "*";
       vars["store"] = std::string(" = LoadFixed<") + type + ">(key_end + 1)";
     } else {
-      out->Print(vars,
-                 "  uint64_t v;\n"
-                 "  if (ReadVarint(key_end + 1, payload_end, &v) != payload_end) break;\n");
+      out->Print(
+          vars,
+          "  uint64_t v;\n"
+          "  if (ReadVarint(key_end + 1, payload_end, ctx->readable_end(), &v) != payload_end) "
+          "break;\n");
       std::string expr = VarintKindOf(value).value;
       if (const size_t at = expr.find("$enum$"); at != std::string::npos) {
         expr.replace(at, 6, cpp::QualifiedClassName(value->enum_type()));

@@ -79,7 +79,7 @@ inline const char* DecodeOne(const char* p, const char* end, typename FormatTrai
     }
   }
   uint64_t v64;
-  p = ReadVarint(p, end, &v64);
+  p = internal::ReadVarint(p, end, &v64);
   if (p != nullptr) *out = FormatTraits<F>::Convert(v64);
   return p;
 }

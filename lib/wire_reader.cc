@@ -19,9 +19,16 @@ TagRead ReadTagSlow(const char* p, const char* end) {
   return {next, static_cast<uint32_t>(v)};
 }
 
-VarintRead ReadVarintSlow(const char* p, const char* end) {
+VarintRead ReadVarintSlow(const char* p, const char* end, const char* readable_end) {
   uint64_t value = 0;
-  const char* next = ReadVarintByWord(p, end, 10, &value);
+  if (readable_end - p >= 10) {
+    const uint64_t w = word::LoadLittleEndian64(reinterpret_cast<const uint8_t*>(p));
+    const int length = word::VarintInWord(w, &value);
+    const char* const next = length != 0 ? p + length : word::VarintAfterWord(w, p + 8, &value);
+    if (next == nullptr || next > end) return {nullptr, 0};
+    return {next, value};
+  }
+  const char* const next = ReadVarintByWord(p, end, 10, &value);
   return {next, value};
 }
 

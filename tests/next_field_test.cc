@@ -10,7 +10,8 @@
 //
 // Short varints: gen::ReadVarint reads values of up to four bytes inline (three and four only
 // where four bytes are left) and hands only longer ones, or ones nearer the end, to ReadVarintSlow
-// (gen::SlowVarintsForTesting counts those).
+// (gen::SlowVarintsForTesting counts those), which takes nothing past the end of the submessage
+// it reads in, though it loads words up to the input's end.
 //
 // Plain clears: a message parsed in place of old contents whose reusable repeated fields are all
 // short (at most gen::kClearedInPlaceElements elements) is reset by a plain Clear(); a longer one
@@ -188,6 +189,29 @@ TEST_P(NextFieldTest, LongerVarintsAndOnesNearTheEndGoOutOfLine) {
   cut = shape.SerializeAsString();
   cut.pop_back();
   EXPECT_EQ(ParseCountingSlowVarints(cut), 1u);
+}
+
+// A long varint closing a submessage (center's y, then `after` in the outer message): read out of
+// line as words loaded up to the input's end, of which nothing past the submessage may be taken.
+// Whole, it parses as upstream's; with center's length one or two bytes short (the varint cut by
+// its submessage's end, the bytes after it, `after`'s tag 0x38 and value, ending it as a varint),
+// rejected, as upstream rejects it.
+TEST_P(NextFieldTest, AVarintEndingASubmessageIsReadWithinIt) {
+  for (const int32_t y : {1 << 28, -1, INT32_MIN}) {  // Five, ten and ten bytes.
+    Shape shape;
+    shape.mutable_center()->set_y(y);
+    shape.set_after(9);
+    const std::string bytes = shape.SerializeAsString();
+    EXPECT_EQ(ParseCountingSlowVarints(bytes), 1u) << y;
+    ASSERT_EQ(bytes[0], '\x32');  // center's tag, then its one-byte length.
+    for (const char shorter : {1, 2}) {
+      std::string cut = bytes;
+      cut[1] = static_cast<char>(cut[1] - shorter);
+      Shape upstream;
+      ASSERT_FALSE(upstream.ParseFromString(cut)) << y;
+      EXPECT_EQ(ParseCountingSlowVarints(cut), 1u) << y;  // And rejected (ParseCounting checks).
+    }
+  }
 }
 
 // The inline word read itself, against the whole-word reader it shortens (VarintInWord on the same

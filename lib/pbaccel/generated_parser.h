@@ -200,16 +200,18 @@ inline bool NextTagIs(const char* p, const char* end, uint8_t tag) {
   return hit;
 }
 
-// Reads a varint value: internal::ReadVarint (one- and two-byte varints inline), counting the
+// Reads a varint value ending before `end`: internal::ReadVarint (up to four bytes inline; longer
+// ones loaded as words up to `readable_end`, the input's end: ctx->readable_end()), counting the
 // varints it reads out of line where the generated code counts.
-inline const char* ReadVarint(const char* p, const char* end, uint64_t* value) {
+inline const char* ReadVarint(const char* p, const char* end, const char* readable_end,
+                              uint64_t* value) {
 #if defined(PBACCEL_GEN_COUNT_FAST_PATHS)
   struct CountSlowVarint {
     void operator()() const { ++SlowVarintsForTesting(); }
   };
-  return internal::ReadVarint<CountSlowVarint>(p, end, value);
+  return internal::ReadVarint<CountSlowVarint>(p, end, readable_end, value);
 #else
-  return internal::ReadVarint(p, end, value);
+  return internal::ReadVarint(p, end, readable_end, value);
 #endif
 }
 

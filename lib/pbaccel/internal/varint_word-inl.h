@@ -72,3 +72,19 @@ inline int VarintInWord32(uint32_t w, uint64_t* value) {
   *value = low + ((x - low) >> 2);
   return (__builtin_ctz(stops) >> 3) + 1;
 }
+
+// A varint of nine or ten bytes whose first eight, none ending it, are the word `w`, and whose
+// ninth and tenth are at `rest` (both readable): the byte after it, its value in *value (bits past
+// 63 dropped, as upstream drops them); or nullptr when the tenth byte does not end it either.
+inline const char* VarintAfterWord(uint64_t w, const char* rest, uint64_t* value) {
+  const uint64_t low = Compact7x8(w);
+  const uint64_t b8 = static_cast<uint8_t>(rest[0]);
+  if (b8 < 0x80) {
+    *value = low | b8 << 56;
+    return rest + 1;
+  }
+  const uint64_t b9 = static_cast<uint8_t>(rest[1]);
+  if (b9 >= 0x80) return nullptr;
+  *value = low | (b8 & 0x7F) << 56 | b9 << 63;
+  return rest + 2;
+}

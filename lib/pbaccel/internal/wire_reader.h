@@ -108,7 +108,13 @@ struct VarintRead {
   const char* next;  // The byte after the varint, or nullptr if it is malformed.
   uint64_t value;
 };
-VarintRead ReadVarintSlow(const char* p, const char* end);
+// A varint of up to ten bytes ending before `end` (bits past 63 dropped), read as words where ten
+// bytes are readable: the bytes from p to `readable_end` (at or past `end`: the input's end, where
+// `end` is a submessage's) may be loaded, but none at or past `end` is taken (a varint not ended
+// before `end` is malformed however the bytes after it read). So a value closing a short
+// submessage (a vector tile's 64-bit value, the last of its own five to eleven bytes) is a word
+// and its last bytes, not a loop. Else ReadVarintByWord.
+VarintRead ReadVarintSlow(const char* p, const char* end, const char* readable_end);
 struct LengthRead {
   const char* payload;  // The payload's first byte, or nullptr if the length is malformed or the
                         // payload does not fit before `end`.
@@ -140,9 +146,11 @@ struct NoSlowVarintHook {
 // four-byte ones where four bytes are left before `end` (addresses, sample values, user ids; why
 // no longer ones: docs/speed.md, "Varints of three and four bytes inline"), as one 32-bit word.
 // Longer ones, or ones closer to `end`, out of line, after OnSlowVarint() (a test's counter;
-// nothing by default).
+// nothing by default): ReadVarintSlow, which may load bytes up to `readable_end` (at or past
+// `end`; the form without it: `end`) and takes none past `end`.
 template <typename OnSlowVarint = NoSlowVarintHook>
-inline const char* ReadVarint(const char* p, const char* end, uint64_t* value) {
+inline const char* ReadVarint(const char* p, const char* end, const char* readable_end,
+                              uint64_t* value) {
   if (ABSL_PREDICT_TRUE(p < end)) {
     const uint32_t b0 = static_cast<uint8_t>(p[0]);
     if (ABSL_PREDICT_TRUE(b0 < 0x80)) {
@@ -159,9 +167,13 @@ inline const char* ReadVarint(const char* p, const char* end, uint64_t* value) {
     if (ABSL_PREDICT_TRUE(length != 0)) return p + length;
   }
   OnSlowVarint()();
-  const VarintRead read = ReadVarintSlow(p, end);
+  const VarintRead read = ReadVarintSlow(p, end, readable_end);
   *value = read.value;
   return read.next;
+}
+template <typename OnSlowVarint = NoSlowVarintHook>
+inline const char* ReadVarint(const char* p, const char* end, uint64_t* value) {
+  return ReadVarint<OnSlowVarint>(p, end, end, value);
 }
 
 // Reads a length (at most 5 bytes, below 2^31) and checks that the payload fits before `end`.
