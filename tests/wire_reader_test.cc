@@ -12,6 +12,7 @@
 // use of it, against upstream under every kernel: tests/next_field_test.cc.)
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -89,7 +90,13 @@ TEST(ReadVarintSlowTest, TakesNothingAtOrPastTheEnd) {
 
 // The word read itself: a five-byte varint against the guard page. Told that ten bytes are
 // readable, ReadVarintSlow loads a word there and crashes; told the truth, it reads the varint.
+// Skipped under an emulator (the CMake cross build's ctest sets PBACCEL_TEST_EMULATOR): under
+// qemu-user a "threadsafe" death test's child dies whether or not the statement would crash
+// (measured: it passed with the word read disabled), and a "fast" one's never returns.
 TEST(ReadVarintSlowDeathTest, LoadsWholeWordsUpToTheReadableEnd) {
+  if (std::getenv("PBACCEL_TEST_EMULATOR") != nullptr) {
+    GTEST_SKIP() << "under an emulator, where death tests prove nothing";
+  }
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   testing::GuardedBuffer guard(64);
   const absl::string_view placed = guard.CopyFlushEnd(Encode(uint64_t{1} << 30, 5));
