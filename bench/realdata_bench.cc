@@ -111,28 +111,6 @@ struct Candidate {
   std::function<uint64_t()> run;
 };
 
-// Makes each parser's messages that are parsed again and again ("reuse": one per input, then
-// "stream": one for them all) and fills them before anything is timed, parser by parser (all of a
-// parser's inputs, then its stream message with each input), so that where their elements lie in
-// the heap does not depend on which rows run (--mode) or on the timing's warm-up order. Filling
-// pbaccel's first instead moves no reused row beyond the rounds' spread; interleaving the parsers
-// input by input reads pbaccel's held-out tiles 15 % slower (docs/speed.md, "Where the reused
-// messages lie in the heap").
-template <typename T, size_t kParsers>
-void FillReused(
-    const std::vector<std::string>& messages,
-    const std::pair<const char*, unsigned (*)(const std::string&, T*)> (&parsers)[kParsers],
-    std::vector<std::unique_ptr<T>>* reused) {
-  for (const auto& parser : parsers) {
-    const size_t first = reused->size();
-    for (size_t i = 0; i <= messages.size(); ++i) reused->push_back(std::make_unique<T>());
-    T* const stream = (*reused)[first + messages.size()].get();
-    for (size_t i = 0; i < messages.size(); ++i)
-      parser.second(messages[i], (*reused)[first + i].get());
-    for (const std::string& m : messages) parser.second(m, stream);
-  }
-}
-
 // The message-parser candidates for type T over `corpus`, four modes per parser. The messages
 // parsed again and again live in `reused`: each parser has its own, one per input ("reuse") and
 // one for the whole corpus ("stream").
@@ -153,14 +131,22 @@ std::vector<Candidate> ParserCandidates(const Corpus& corpus,
   const std::vector<std::string>* messages = &corpus.messages;
   const std::pair<const char*, unsigned (*)(const std::string&, T*)> parsers[] = {
       {"protobuf", +upstream}, {"pbaccel", +generated}, {"pbaccel_reflection", +reflection}};
-  const size_t base = reused->size();
-  FillReused(*messages, parsers, reused);
   for (const auto& entry : parsers) {
     // Plain copies, not structured bindings: clang 14 cannot capture those in the lambdas below.
     const std::string name = entry.first;
     const auto parse = entry.second;
-    // This parser's messages (FillReused): [first, first + size].
-    const size_t first = base + static_cast<size_t>(&entry - parsers) * (messages->size() + 1);
+    // This parser's messages, [first, first + size]: filled here, before anything is timed, parser
+    // by parser (its inputs, then its stream message with each), so that where their elements lie
+    // in the heap does not depend on which rows run (--mode) or on the timing's warm-up order.
+    // Filling pbaccel's first instead moves no reused row beyond the rounds' spread; interleaving
+    // the parsers input by input reads pbaccel's held-out tiles 15 % slower (docs/speed.md, "Where
+    // the reused messages lie in the heap").
+    const size_t first = reused->size();
+    for (size_t i = 0; i <= messages->size(); ++i) reused->push_back(std::make_unique<T>());
+    for (size_t i = 0; i < messages->size(); ++i) {
+      parse((*messages)[i], (*reused)[first + i].get());
+    }
+    for (const std::string& m : *messages) parse(m, (*reused)[first + messages->size()].get());
     out.push_back({name, "reuse", [messages, reused, first, parse]() {
                      uint64_t sum = 0;
                      for (size_t i = 0; i < messages->size(); ++i) {

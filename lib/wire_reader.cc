@@ -23,10 +23,13 @@ VarintRead ReadVarintSlow(const char* p, const char* end, const char* readable_e
   uint64_t value = 0;
   if (readable_end - p >= 10) {
     const uint64_t w = word::LoadLittleEndian64(reinterpret_cast<const uint8_t*>(p));
-    const int length = word::VarintInWord(w, &value);
-    const char* const next = length != 0 ? p + length : word::VarintAfterWord(w, p + 8, &value);
-    if (next == nullptr || next > end) return {nullptr, 0};
-    return {next, value};
+    int length = word::VarintInWord(w, &value);
+    if (length == 0) {
+      length =
+          word::VarintAfterWord(w, static_cast<uint8_t>(p[8]), static_cast<uint8_t>(p[9]), &value);
+    }
+    if (length == 0 || length > end - p) return {nullptr, 0};
+    return {p + length, value};
   }
   const char* const next = ReadVarintByWord(p, end, 10, &value);
   return {next, value};

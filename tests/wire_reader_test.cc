@@ -19,6 +19,7 @@
 #include "absl/strings/string_view.h"
 #include "gtest/gtest.h"
 #include "pbaccel/internal/wire_reader.h"
+#include "pbaccel/testing/wire_builder.h"
 #include "tests/varint_test_util.h"
 
 namespace pbaccel {
@@ -40,29 +41,19 @@ VarintRead ReferenceRead(const char* p, const char* end) {
   return {nullptr, 0};
 }
 
-// The encoding of `value` in `length` bytes (padded with 0x80 continuation bytes where `length` is
-// longer than its shortest encoding, as protobuf accepts up to ten bytes).
-std::string Encode(uint64_t value, int length) {
-  std::string out;
-  for (int i = 0; i < length; ++i) {
-    const uint8_t low = static_cast<uint8_t>(value & 0x7F);
-    value >>= 7;
-    out.push_back(static_cast<char>(i + 1 < length ? low | 0x80 : low));
-  }
-  return out;
-}
-
 TEST(ReadVarintSlowTest, TakesNothingAtOrPastTheEnd) {
   std::vector<std::string> varints;
   for (int length = 1; length <= 10; ++length) {
     for (const uint64_t value : {uint64_t{0}, uint64_t{1}, uint64_t{127}, (uint64_t{1} << 35) - 1,
                                  uint64_t{0x0123456789ABCDEF}, ~uint64_t{0}}) {
-      varints.push_back(Encode(value, length));
+      std::string varint;
+      testing::AppendPaddedVarint(value, length, &varint);  // Bits past `length` bytes dropped.
+      varints.push_back(varint);
     }
   }
   // A tenth byte above 1: its bits past 63 dropped. Eleven bytes: over-long.
-  varints.push_back(std::string(9, '\xFF') + '\x7F');
-  varints.push_back(std::string(10, '\x80') + '\x01');
+  varints.push_back(testing::TenByteVarint(~uint64_t{0} >> 1, 0x7F));
+  varints.push_back(testing::OverlongVarint(11));
   testing::GuardedBuffer guard(64);
   int checked = 0;
   for (const std::string& varint : varints) {
@@ -99,7 +90,7 @@ TEST(ReadVarintSlowDeathTest, LoadsWholeWordsUpToTheReadableEnd) {
   }
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   testing::GuardedBuffer guard(64);
-  const absl::string_view placed = guard.CopyFlushEnd(Encode(uint64_t{1} << 30, 5));
+  const absl::string_view placed = guard.CopyFlushEnd(testing::Varint(uint64_t{1} << 30, 5));
   const char* const p = placed.data();
   const VarintRead read = ReadVarintSlow(p, p + 5, p + 5);
   EXPECT_EQ(read.next, p + 5);

@@ -73,18 +73,16 @@ inline int VarintInWord32(uint32_t w, uint64_t* value) {
   return (__builtin_ctz(stops) >> 3) + 1;
 }
 
-// A varint of nine or ten bytes whose first eight, none ending it, are the word `w`, and whose
-// ninth and tenth are at `rest` (both readable): the byte after it, its value in *value (bits past
-// 63 dropped, as upstream drops them); or nullptr when the tenth byte does not end it either.
-inline const char* VarintAfterWord(uint64_t w, const char* rest, uint64_t* value) {
+// A varint of nine or ten bytes whose first eight bytes, none ending it, are the word `w` and whose
+// ninth and tenth are `b8` and `b9`: its length (9 or 10) and value (bits past 63 dropped, as
+// upstream drops them); or 0, *value untouched, when the tenth byte does not end it either.
+inline int VarintAfterWord(uint64_t w, uint8_t b8, uint8_t b9, uint64_t* value) {
   const uint64_t low = Compact7x8(w);
-  const uint64_t b8 = static_cast<uint8_t>(rest[0]);
   if (b8 < 0x80) {
-    *value = low | b8 << 56;
-    return rest + 1;
+    *value = low | uint64_t{b8} << 56;
+    return 9;
   }
-  const uint64_t b9 = static_cast<uint8_t>(rest[1]);
-  if (b9 >= 0x80) return nullptr;
-  *value = low | (b8 & 0x7F) << 56 | b9 << 63;
-  return rest + 2;
+  if (b9 >= 0x80) return 0;
+  *value = low | uint64_t{b8 & 0x7Fu} << 56 | uint64_t{b9} << 63;
+  return 10;
 }

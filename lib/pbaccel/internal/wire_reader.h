@@ -113,7 +113,8 @@ struct VarintRead {
 // `end` is a submessage's) may be loaded, but none at or past `end` is taken (a varint not ended
 // before `end` is malformed however the bytes after it read). So a value closing a short
 // submessage (a vector tile's 64-bit value, the last of its own five to eleven bytes) is a word
-// and its last bytes, not a loop. Else ReadVarintByWord.
+// and its last bytes, not a loop. Else ReadVarintByWord. (The walkers keep ReadVarintByWord's
+// eight-byte form: with this one inlined into them, zero-copy reads were slower; docs/speed.md.)
 VarintRead ReadVarintSlow(const char* p, const char* end, const char* readable_end);
 struct LengthRead {
   const char* payload;  // The payload's first byte, or nullptr if the length is malformed or the
