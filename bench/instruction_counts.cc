@@ -15,9 +15,11 @@
 //       a message of its own, kept across the repetitions (realdata's "messages reused"),
 //       --mode=fresh into a new message each time, --mode=arena into a new message on a new arena
 //       (realdata's modes of those names);
-//   instruction_counts --corpus=osm|tiles --data=DIR --decoder=view:pbaccel|view:protozero ...
-//       the zero-copy reads of every packed field (testing/corpora/realdata_views.h): FieldReader
-//       and DecodePacked* into a span, or protozero's pbf_reader and packed iterators;
+//   instruction_counts --corpus=osm|tiles --data=DIR --decoder=view:<reader> ...
+//       the zero-copy reads of every packed field (testing/corpora/realdata_views.h), <reader> as
+//       realdata names it: pbaccel (FieldReader and DecodePacked* into a span), pbaccel_foreach,
+//       pbaccel_iterator (PackedView's ForEach, range-for) or protozero (pbf_reader and its
+//       packed iterators);
 //   instruction_counts --corpus=osm|tiles --data=DIR --decoder=columns:<way>
 //       the corpus to columns, <way> pbaccel or protobuf+copy (bench/realdata_columns.h's ways):
 //       DecodeToArrow, or upstream's parse plus the copies into the same column buffers.
@@ -129,15 +131,23 @@ int RunWorkload(const Options& o) {
   return 0;
 }
 
-// The zero-copy reads of a corpus: pbaccel's (FieldReader + DecodePacked* into a span) or
-// protozero's, checked equal on every message first.
-int RunViews(const Options& o, const corpora::Corpus& corpus, corpora::ViewFn pbaccel_view,
-             corpora::ViewFn protozero_view) {
-  const corpora::ViewFn view = o.decoder == "view:pbaccel" ? pbaccel_view : protozero_view;
+// The zero-copy reads of a corpus: the one --decoder names (view:<reader>, a name of
+// `pbaccel_views` or protozero), each of pbaccel's checked equal to protozero's on every message
+// first.
+int RunViews(const Options& o, const corpora::Corpus& corpus,
+             const std::vector<corpora::NamedView>& pbaccel_views, corpora::ViewFn protozero_view) {
+  const std::string name = o.decoder.substr(std::strlen("view:"));
+  corpora::ViewFn view = name == "protozero" ? protozero_view : nullptr;
+  for (const corpora::NamedView& v : pbaccel_views) {
+    if (name == v.name) view = v.read;
+  }
+  if (view == nullptr) Fail("--decoder for views: view:protozero or view:<a pbaccel reader>");
   for (const std::string& bytes : corpus.messages) {
-    const absl::StatusOr<corpora::ViewChecksum> a = pbaccel_view(bytes);
     const absl::StatusOr<corpora::ViewChecksum> b = protozero_view(bytes);
-    if (!a.ok() || !b.ok() || !(*a == *b)) Fail("pbaccel's view differs from protozero's");
+    for (const corpora::NamedView& v : pbaccel_views) {
+      const absl::StatusOr<corpora::ViewChecksum> a = v.read(bytes);
+      if (!a.ok() || !b.ok() || !(*a == *b)) Fail("pbaccel's view differs from protozero's");
+    }
   }
   uint64_t values = 0;
   for (long r = 0; r < o.reps; ++r) {
@@ -242,15 +252,12 @@ int Main(int argc, char** argv) {
     return *std::move(c);
   };
   if (absl::StartsWith(o.decoder, "view:")) {
-    if (o.decoder != "view:pbaccel" && o.decoder != "view:protozero") {
-      Fail("--decoder for views: view:pbaccel or view:protozero");
-    }
     if (o.corpus == "osm") {
-      return RunViews(o, load(corpora::LoadOsm(o.data)), corpora::PbaccelOsmViews()[0].read,
+      return RunViews(o, load(corpora::LoadOsm(o.data)), corpora::PbaccelOsmViews(),
                       &corpora::ReadOsmBlockProtozero);
     }
     if (o.corpus == "tiles") {
-      return RunViews(o, load(corpora::LoadMvt(o.data)), corpora::PbaccelTileViews()[0].read,
+      return RunViews(o, load(corpora::LoadMvt(o.data)), corpora::PbaccelTileViews(),
                       &corpora::ReadTileProtozero);
     }
     Fail("views read osm and tiles");
