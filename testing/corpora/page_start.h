@@ -13,17 +13,15 @@
 #include <cstdint>
 #include <vector>
 
-#include "absl/base/attributes.h"
 #include "absl/types/span.h"
 
 namespace pbaccel {
 namespace corpora {
 
 // At least `n` elements of `*buffer` (grown as needed: the elements before the page are never
-// used), the first at a page's start. Inlined: the zero-copy readers take their scratch span per
-// payload, and a call there showed in their figures.
+// used), the first at a page's start.
 template <typename T>
-ABSL_ATTRIBUTE_ALWAYS_INLINE inline absl::Span<T> SpanFromAPage(std::vector<T>* buffer, size_t n) {
+inline absl::Span<T> SpanFromAPage(std::vector<T>* buffer, size_t n) {
   constexpr size_t kPage = 4096;
   static_assert(kPage % sizeof(T) == 0, "elements that tile a page");
   if (buffer->size() < n + kPage / sizeof(T)) buffer->resize(n + kPage / sizeof(T));

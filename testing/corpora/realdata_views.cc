@@ -65,10 +65,13 @@ void AddDeltaRange(Range values, ViewChecksum* c) {
 // fastest; PackedView::ForEach with a callback; or range-for over a PackedView.
 enum class Consume { kSpan, kForEach, kIterator };
 
-// A reusable buffer of at least `n` elements (one value per payload byte at most), passed whole,
-// as a caller keeping one scratch buffer passes it: the kernels may store whole vectors past the
-// values (packed_varint.h), which a span of exactly `n` leaves them no room for. It starts at a
-// page, as packed_varint.h advises (page_start.h).
+// A reusable buffer of at least `n` elements, passed whole, as a caller keeping one scratch buffer
+// passes it: the kernels may store whole vectors past the values (packed_varint.h), which a span
+// of exactly a payload's count leaves them no room for. It starts at a page, as packed_varint.h
+// advises (page_start.h). A read takes it once per message, for `n` = the message's size: a value
+// takes at least a byte, so no payload of the message holds more. (Taken per payload, its lookup
+// and size test were work of the benchmark's own that no caller keeping a buffer does;
+// docs/speed.md, "One scratch span per message".)
 template <typename T>
 absl::Span<T> Scratch(size_t n) {
   thread_local std::vector<T> buffer;
@@ -86,13 +89,21 @@ absl::StatusOr<size_t> DecodeSpan(absl::string_view payload, const char* buffer_
   if constexpr (kType == PackedType::kSInt64) return DecodePackedSInt64(payload, buffer_end, out);
 }
 
-// Adds the payload's values (kDelta: their running sums) to the checksum, read as kHow says; the
-// payload lies in a message ending at `buffer_end`.
+// The scratch span of a read of `message` as kHow says (kSpan: Scratch; else empty, unused).
+template <Consume kHow, PackedType kType>
+absl::Span<typename PackedView<kType>::value_type> ScratchFor(absl::string_view message) {
+  using T = typename PackedView<kType>::value_type;
+  return kHow == Consume::kSpan ? Scratch<T>(message.size()) : absl::Span<T>();
+}
+
+// Adds the payload's values (kDelta: their running sums) to the checksum, read as kHow says (kSpan:
+// decoded into `out`, the message's scratch span); the payload lies in a message ending at
+// `buffer_end`.
 template <Consume kHow, PackedType kType, bool kDelta>
-absl::Status AddPayload(absl::string_view payload, const char* buffer_end, ViewChecksum* c) {
+absl::Status AddPayload(absl::string_view payload, const char* buffer_end,
+                        absl::Span<typename PackedView<kType>::value_type> out, ViewChecksum* c) {
   using T = typename PackedView<kType>::value_type;
   if constexpr (kHow == Consume::kSpan) {
-    const absl::Span<T> out = Scratch<T>(payload.size());
     absl::StatusOr<size_t> n = DecodeSpan<kType>(payload, buffer_end, out);
     if (!n.ok()) return n.status();
     if constexpr (kDelta) {
@@ -102,7 +113,8 @@ absl::Status AddPayload(absl::string_view payload, const char* buffer_end, ViewC
     }
     return absl::OkStatus();
   } else {
-    static_cast<void>(buffer_end);  // PackedView reads only the payload.
+    static_cast<void>(buffer_end);  // PackedView reads only the payload,
+    static_cast<void>(out);         // into buffers of its own.
     // The loops of AddRange / AddDeltaRange, over a callback or an iterator that reports errors.
     uint64_t count = 0;
     uint64_t sum = 0;
@@ -148,6 +160,8 @@ template <Consume kHow>
 absl::StatusOr<ViewChecksum> ReadOsmBlock(absl::string_view block) {
   ViewChecksum c;
   const char* const end = block.data() + block.size();
+  const auto sint64s = ScratchFor<kHow, PackedType::kSInt64>(block);
+  const auto int32s = ScratchFor<kHow, PackedType::kInt32>(block);
   absl::Status s = ForEach(block, kBlockGroup, [&](absl::string_view group) {
     FieldReader reader(group);
     Field f;
@@ -160,15 +174,15 @@ absl::StatusOr<ViewChecksum> ReadOsmBlock(absl::string_view block) {
         while (dense.Next(&d) && st.ok()) {
           if (d.wire_type != WireType::kLengthDelimited) continue;
           if (d.number == kDenseId || d.number == kDenseLat || d.number == kDenseLon) {
-            st = AddPayload<kHow, PackedType::kSInt64, true>(d.data, end, &c);
+            st = AddPayload<kHow, PackedType::kSInt64, true>(d.data, end, sint64s, &c);
           } else if (d.number == kDenseKeysVals) {
-            st = AddPayload<kHow, PackedType::kInt32, false>(d.data, end, &c);
+            st = AddPayload<kHow, PackedType::kInt32, false>(d.data, end, int32s, &c);
           }
         }
         if (st.ok()) st = dense.status();
       } else if (f.number == kGroupWays) {
         st = ForEach(f.data, kWayRefs, [&](absl::string_view refs) {
-          return AddPayload<kHow, PackedType::kSInt64, true>(refs, end, &c);
+          return AddPayload<kHow, PackedType::kSInt64, true>(refs, end, sint64s, &c);
         });
       }
       if (!st.ok()) return st;
@@ -183,6 +197,7 @@ template <Consume kHow>
 absl::StatusOr<ViewChecksum> ReadTile(absl::string_view tile) {
   ViewChecksum c;
   const char* const end = tile.data() + tile.size();
+  const auto uint32s = ScratchFor<kHow, PackedType::kUInt32>(tile);
   absl::Status s = ForEach(tile, kTileLayers, [&](absl::string_view layer) {
     return ForEach(layer, kLayerFeatures, [&](absl::string_view feature) {
       FieldReader reader(feature);
@@ -190,7 +205,7 @@ absl::StatusOr<ViewChecksum> ReadTile(absl::string_view tile) {
       while (reader.Next(&f)) {
         if (f.wire_type != WireType::kLengthDelimited) continue;
         if (f.number == kFeatureTags || f.number == kFeatureGeometry) {
-          absl::Status st = AddPayload<kHow, PackedType::kUInt32, false>(f.data, end, &c);
+          absl::Status st = AddPayload<kHow, PackedType::kUInt32, false>(f.data, end, uint32s, &c);
           if (!st.ok()) return st;
         }
       }
