@@ -142,13 +142,9 @@ int RunViews(const Options& o, const corpora::Corpus& corpus,
     if (name == v.name) view = v.read;
   }
   if (view == nullptr) Fail("--decoder for views: view:protozero or view:<a pbaccel reader>");
-  for (const std::string& bytes : corpus.messages) {
-    const absl::StatusOr<corpora::ViewChecksum> b = protozero_view(bytes);
-    for (const corpora::NamedView& v : pbaccel_views) {
-      const absl::StatusOr<corpora::ViewChecksum> a = v.read(bytes);
-      if (!a.ok() || !b.ok() || !(*a == *b)) Fail("pbaccel's view differs from protozero's");
-    }
-  }
+  const absl::Status agree =
+      corpora::CheckViewsAgree(corpus.name, corpus.messages, protozero_view, pbaccel_views);
+  if (!agree.ok()) Fail(agree.ToString());
   uint64_t values = 0;
   for (long r = 0; r < o.reps; ++r) {
     for (const std::string& bytes : corpus.messages) {

@@ -86,25 +86,6 @@ struct Views {
   std::vector<NamedView> pbaccel;
 };
 
-absl::Status VerifyViews(const Corpus& corpus, const Views& views) {
-  if (views.protozero == nullptr) return absl::OkStatus();
-  for (size_t i = 0; i < corpus.messages.size(); ++i) {
-    absl::StatusOr<ViewChecksum> b = views.protozero(corpus.messages[i]);
-    for (const auto& [name, view] : views.pbaccel) {
-      absl::StatusOr<ViewChecksum> a = view(corpus.messages[i]);
-      if (!a.ok() || !b.ok() || !(*a == *b)) {
-        return absl::InternalError(absl::StrCat(
-            corpus.name, " message ", i, ": ", name, "'s and protozero's reads differ (",
-            a.ok() ? absl::StrCat(a->values, " values, sum ", a->sum) : a.status().ToString(),
-            " vs ",
-            b.ok() ? absl::StrCat(b->values, " values, sum ", b->sum) : b.status().ToString(),
-            ")"));
-      }
-    }
-  }
-  return absl::OkStatus();
-}
-
 struct Candidate {
   std::string implementation;
   std::string mode;
@@ -246,7 +227,9 @@ template <typename T>
 absl::Status RunCorpus(const Corpus& corpus, const Views& views, const RealDataOptions& options,
                        RealDataResult* result, std::vector<ColumnarWay> columnar = {}) {
   absl::Status s = VerifyParsers<T>(corpus);
-  if (s.ok()) s = VerifyViews(corpus, views);
+  if (s.ok() && views.protozero != nullptr) {
+    s = corpora::CheckViewsAgree(corpus.name, corpus.messages, views.protozero, views.pbaccel);
+  }
   if (!s.ok()) return s;
   absl::StatusOr<std::vector<Candidate>> columns =
       ColumnarCandidates(corpus, std::move(columnar), result);

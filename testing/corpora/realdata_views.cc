@@ -2,9 +2,11 @@
 
 #include "testing/corpora/realdata_views.h"
 
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "pbaccel/field_reader.h"
 #include "pbaccel/packed_varint.h"
 #include "pbaccel/packed_view.h"
@@ -65,19 +67,6 @@ void AddDeltaRange(Range values, ViewChecksum* c) {
 // fastest; PackedView::ForEach with a callback; or range-for over a PackedView.
 enum class Consume { kSpan, kForEach, kIterator };
 
-// A reusable buffer of at least `n` elements, passed whole, as a caller keeping one scratch buffer
-// passes it: the kernels may store whole vectors past the values (packed_varint.h), which a span
-// of exactly a payload's count leaves them no room for. It starts at a page, as packed_varint.h
-// advises (page_start.h). A read takes it once per message, for `n` = the message's size: a value
-// takes at least a byte, so no payload of the message holds more. (Taken per payload, its lookup
-// and size test were work of the benchmark's own that no caller keeping a buffer does;
-// docs/speed.md, "One scratch span per message".)
-template <typename T>
-absl::Span<T> Scratch(size_t n) {
-  thread_local std::vector<T> buffer;
-  return SpanFromAPage(&buffer, n);
-}
-
 // DecodePacked* for the packed types the corpora hold, told where the message holding the payload
 // ends (the span forms' buffer end: a tiny payload followed by more of the message may take the
 // kernel's unbounded tiny decoder).
@@ -89,11 +78,23 @@ absl::StatusOr<size_t> DecodeSpan(absl::string_view payload, const char* buffer_
   if constexpr (kType == PackedType::kSInt64) return DecodePackedSInt64(payload, buffer_end, out);
 }
 
-// The scratch span of a read of `message` as kHow says (kSpan: Scratch; else empty, unused).
+// The scratch span of a read of `message` as kHow says (kSpan; the others read into PackedView's
+// own buffers and get an empty span): a reusable buffer, passed whole, as a caller keeping one
+// scratch buffer passes it (the kernels may store whole vectors past the values, packed_varint.h,
+// which a span of exactly a payload's count leaves them no room for), starting at a page, as
+// packed_varint.h advises (page_start.h). Taken once per message, with an element per byte of the
+// message: a value takes at least a byte, so no payload of the message holds more. (Taken per
+// payload, its lookup and size test were work of the benchmark's own that no caller keeping a
+// buffer does; docs/speed.md, "One scratch span per message".)
 template <Consume kHow, PackedType kType>
 absl::Span<typename PackedView<kType>::value_type> ScratchFor(absl::string_view message) {
   using T = typename PackedView<kType>::value_type;
-  return kHow == Consume::kSpan ? Scratch<T>(message.size()) : absl::Span<T>();
+  if constexpr (kHow == Consume::kSpan) {
+    thread_local std::vector<T> buffer;
+    return SpanFromAPage(&buffer, message.size());
+  } else {
+    return absl::Span<T>();
+  }
 }
 
 // Adds the payload's values (kDelta: their running sums) to the checksum, read as kHow says (kSpan:
@@ -294,6 +295,26 @@ absl::StatusOr<ViewChecksum> ReadTileProtozero(absl::string_view tile) {
     return absl::InvalidArgumentError(e.what());
   }
   return c;
+}
+
+absl::Status CheckViewsAgree(absl::string_view corpus_name,
+                             const std::vector<std::string>& messages, ViewFn protozero,
+                             const std::vector<NamedView>& pbaccel) {
+  for (size_t i = 0; i < messages.size(); ++i) {
+    const absl::StatusOr<ViewChecksum> b = protozero(messages[i]);
+    for (const auto& [name, view] : pbaccel) {
+      const absl::StatusOr<ViewChecksum> a = view(messages[i]);
+      if (!a.ok() || !b.ok() || !(*a == *b)) {
+        return absl::InternalError(absl::StrCat(
+            corpus_name, " message ", i, ": ", name, "'s and protozero's reads differ (",
+            a.ok() ? absl::StrCat(a->values, " values, sum ", a->sum) : a.status().ToString(),
+            " vs ",
+            b.ok() ? absl::StrCat(b->values, " values, sum ", b->sum) : b.status().ToString(),
+            ")"));
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace corpora

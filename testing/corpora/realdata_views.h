@@ -17,8 +17,10 @@
 #define PBACCEL_TESTING_CORPORA_REALDATA_VIEWS_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
@@ -47,6 +49,12 @@ std::vector<NamedView> PbaccelTileViews();
 // protozero's pbf_reader and packed iterators, as libosmium and vtzero read.
 absl::StatusOr<ViewChecksum> ReadOsmBlockProtozero(absl::string_view block);
 absl::StatusOr<ViewChecksum> ReadTileProtozero(absl::string_view tile);
+
+// OK if every reader of `pbaccel` reads each of `messages` as `protozero` does (same checksum, no
+// error); else an error naming the corpus (`corpus_name`), the message's index and the reader.
+absl::Status CheckViewsAgree(absl::string_view corpus_name,
+                             const std::vector<std::string>& messages, ViewFn protozero,
+                             const std::vector<NamedView>& pbaccel);
 
 }  // namespace corpora
 }  // namespace pbaccel
