@@ -53,7 +53,9 @@
 //     with three shift-and-mask rounds, bytes 9-10 added when present. It stays inside this
 //     kernel, costs about one table step, and the walk continues with the next step.
 // zigzag, bool and delta (a prefix sum over each 4-lane vector: two shift-and-add steps plus the
-// running carry) are fused into the stores.
+// running carry) are fused into the stores; the kernels built on this decoder take the fused delta
+// for strict mode only, lenient delta as its gaps then their sums (varint_format-inl.h's
+// SumsAfterGaps, faster: docs/kernels.md, "Delta formats: the gaps, then their sums").
 //
 // Bounds: the in-place walk runs while 64 bytes of payload remain (its loads reach at most 64 bytes
 // past the window's start; 128 with the look-ahead, which runs while 128 remain) and 16 output

@@ -48,8 +48,9 @@ namespace {
 
 extern const KernelDescriptor kMaskedVbyteKernel;
 const KernelDescriptor kMaskedVbyteKernel =
-    MakeKernelDescriptor<MaskedVByteDecoder, SseSizer, TwoByteTinyDecoderSse41,
-                         TwoByteBoundedTinyDecoderSse41, WindowDecoderSse41>(
+    MakeKernelDescriptor<DeltaAfterGaps<MaskedVByteDecoder>::Decoder, SseSizer,
+                         TwoByteTinyDecoderSse41, TwoByteBoundedTinyDecoderSse41,
+                         WindowDecoderSse41>(
         "masked_vbyte",
         "SSE4.1 Masked VByte: 12-byte masks index a 4096-entry table of pshufb shapes (8x1-2, "
         "4x1-3, 2x1-5 bytes; lenient 32-bit fields: 8x1-2 or 4x1-10, and 3x5 by a fixed control); "

@@ -112,8 +112,8 @@ using WholeStepWindowDecoder = WholeStepWindow<PortableBits>::Decoder<F>;
 
 extern const KernelDescriptor kMaskedVbyteAvx2Kernel;
 const KernelDescriptor kMaskedVbyteAvx2Kernel = MakeKernelDescriptor<
-    MaskedVbyteAvx2Decoder, SseSizer, WholeStepTinyDecoder, WholeStepBoundedTinyDecoder,
-    WholeStepWindowDecoder>(
+    DeltaAfterGaps<MaskedVbyteAvx2Decoder>::Decoder, SseSizer, WholeStepTinyDecoder,
+    WholeStepBoundedTinyDecoder, WholeStepWindowDecoder>(
     "masked_vbyte_avx2",
     "bmi2's 8-byte steps with PEXT replaced by multiply-adds and masks, for every format; 32-bit "
     "payloads of 256+ bytes of mostly 5-byte varints (first 64 bytes: at most 14 ends, none over "

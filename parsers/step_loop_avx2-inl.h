@@ -7,11 +7,12 @@
 // describes the algorithm: passes of a precomputed number of 8-byte steps with no bounds check, the
 // open varint carried between steps, 64-byte windows of one-byte varints widened straight to their
 // slots and windows of one- and two-byte varints in 16-byte steps (lenient formats without a
-// running sum), delta and strict mode cut slot by slot, the rest and every malformed input finished
-// by the bounded scalar reader. Near the end, where the output's room is what limits the steps (a
-// span or field of exactly the payload's count), and for the payload's last partial step, exact
-// steps (TakeStep<true>) store only their values, so a well-formed payload's last varints do not
-// take the scalar reader's byte-at-a-time branches.
+// running sum), delta (strict only, in bmi2 and masked_vbyte_avx2: their lenient delta is
+// SumsAfterGaps over this decoder's gaps) and strict mode cut slot by slot, the rest and every
+// malformed input finished by the bounded scalar reader. Near the end, where the output's room is
+// what limits the steps (a span or field of exactly the payload's count), and for the payload's
+// last partial step, exact steps (TakeStep<true>) store only their values, so a well-formed
+// payload's last varints do not take the scalar reader's byte-at-a-time branches.
 //
 // Bounds: the step loop runs a precomputed number of steps, each reading 8 bytes and writing at
 // most kSlots slots; the window loop reads and writes 64 at a time while 64 bytes and 64 slots

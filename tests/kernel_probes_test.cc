@@ -196,26 +196,35 @@ class KernelProbesTest : public ::testing::TestWithParam<Probed> {
   }
 };
 
+// uint32, and delta uint32 (the step loop's windows store its gaps, summed after them), from a
+// running sum's base of 7.
 TEST_P(KernelProbesTest, BlockDecoderTakesTwoByteWindows) {
   const bool takes = GetParam().block_decoder_steps;
-  for (const auto* values : {&kShort, &kWithLong}) {
-    std::vector<uint32_t> expected;
-    const std::string payload = Payload(*values, 1000, &expected);
-    const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
-    const uint64_t steps = StepsOf(expected, [&](uint32_t* out, int cap) {
-      const DecodeResult r = kernel().Decoder(VarintFormat::kUInt32, false)(
-          p, p + payload.size(), out, static_cast<size_t>(cap), 0);
-      return r.status == DecodeStatus::kOk ? static_cast<int64_t>(r.count) : -1;
-    });
-    if (!takes) {
-      EXPECT_EQ(steps, 0u) << "a block decoder without two-byte windows";
-    } else if (values == &kShort) {
-      // Every 64-byte window but the ones the 8-byte steps take after the first: most of them.
-      EXPECT_GE(steps, 4 * (payload.size() / 64) / 2) << payload.size() << " bytes";
-    } else {
-      EXPECT_EQ(steps, 0u) << "every window holds a three-byte varint";
+  for (const auto* values : {&kShort, &kWithLong})
+    for (const VarintFormat format : {VarintFormat::kUInt32, VarintFormat::kDeltaUInt32}) {
+      const bool delta = format == VarintFormat::kDeltaUInt32;
+      SCOPED_TRACE(delta ? "delta uint32" : "uint32");
+      std::vector<uint32_t> expected;
+      const std::string payload = Payload(*values, 1000, &expected);
+      if (delta) {
+        uint32_t sum = 7;
+        for (uint32_t& v : expected) v = sum += v;
+      }
+      const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+      const uint64_t steps = StepsOf(expected, [&](uint32_t* out, int cap) {
+        const DecodeResult r = kernel().Decoder(format, false)(p, p + payload.size(), out,
+                                                               static_cast<size_t>(cap), 7);
+        return r.status == DecodeStatus::kOk ? static_cast<int64_t>(r.count) : -1;
+      });
+      if (!takes || (delta && GetParam().step_loop != StepLoopFormats::kAll)) {
+        EXPECT_EQ(steps, 0u) << "a block decoder without two-byte windows";
+      } else if (values == &kShort) {
+        // Every 64-byte window but the ones the 8-byte steps take after the first: most of them.
+        EXPECT_GE(steps, 4 * (payload.size() / 64) / 2) << payload.size() << " bytes";
+      } else {
+        EXPECT_EQ(steps, 0u) << "every window holds a three-byte varint";
+      }
     }
-  }
 }
 
 // Long payloads in each format class, of varints no window takes (32-bit formats: one- to
@@ -248,9 +257,9 @@ TEST_P(KernelProbesTest, BlockDecoderTakesTheStepLoopWhereItShould) {
 // Long payloads of one- to four-byte varints (OSM's dense node coordinates are such sint64
 // fields), of one- to five-byte ones (its node ids, a way's refs) and with a six-byte one in every
 // window: the AVX2 kernels take a four-byte window for every 64 bytes of the first, a five-byte
-// window for every 64 bytes of the second, in the lenient 64-bit formats without a running sum;
-// none in strict mode, for 32-bit formats, or for the third (masked_vbyte none at all: its lanes
-// are for short payloads); the values right either way.
+// window for every 64 bytes of the second, in the lenient 64-bit formats (delta uint64's gaps too,
+// summed after them); none in strict mode, for 32-bit formats, or for the third (masked_vbyte none
+// at all: its lanes are for short payloads); the values right either way.
 TEST_P(KernelProbesTest, BlockDecoderTakesFourAndFiveByteWindowsFor64BitFields) {
   for (const auto* cycle : {&kUpToFour64, &kWithFive64, &kWithSix64}) {
     std::vector<uint64_t> values;
@@ -258,8 +267,8 @@ TEST_P(KernelProbesTest, BlockDecoderTakesFourAndFiveByteWindowsFor64BitFields) 
     for (const VarintFormat format :
          {VarintFormat::kUInt64, VarintFormat::kInt64, VarintFormat::kSInt64,
           VarintFormat::kDeltaUInt64, VarintFormat::kUInt32, VarintFormat::kSInt32}) {
-      // The 64-bit formats without a running sum.
-      const bool windowed = Is64BitFormat(format);
+      // The 64-bit formats.
+      const bool windowed = Stores64Bits(format);
       const bool is32 = format == VarintFormat::kUInt32 || format == VarintFormat::kSInt32;
       for (const bool strict : {false, true}) {
         if (is32 && strict && cycle == &kWithSix64)

@@ -66,6 +66,29 @@ class KernelTest : public ::testing::TestWithParam<KernelEntry> {
 
   const KernelDescriptor& kernel() const { return *GetParam().kernel; }
 
+  // Decodes [begin, end) leniently in `format` into `out` from the running sum's base `base`, at
+  // most `chunk` values per call, each call resuming where the one before stopped with kOutputFull
+  // (its base the last value written). Returns the last call's result, its count the total.
+  DecodeResult DecodeInChunks(VarintFormat format, const uint8_t* begin, const uint8_t* end,
+                              size_t chunk, uint64_t base, std::vector<unsigned char>* out) {
+    const size_t capacity = out->size() / OutputSize(format);
+    size_t total = 0;
+    DecodeResult r{begin, 0, DecodeStatus::kOk};
+    do {
+      const size_t cap = std::min(chunk, capacity - total);
+      r = kernel().Decoder(format, false)(r.pos, end, out->data() + total * OutputSize(format), cap,
+                                          base);
+      EXPECT_LE(r.count, cap);
+      if (r.status == DecodeStatus::kOutputFull) {
+        EXPECT_EQ(r.count, cap);
+      }
+      total += r.count;
+      if (total > 0) base = OutputBits(format, out->data(), total - 1);
+    } while (r.status == DecodeStatus::kOutputFull && total < capacity);
+    r.count = total;
+    return r;
+  }
+
   // Whether the kernel has the entries `of` gives (BoundedTinyDecoder, WindowDecoder), checking
   // that it has one for every non-delta format or none, and none for the delta formats.
   bool HasForEveryNonDeltaFormat(internal::TinyDecodeFn (KernelDescriptor::*of)(VarintFormat)
@@ -402,6 +425,7 @@ TEST_P(KernelTest, EveryWorkloadLarge) {
       const std::string payload = testing::EncodePacked(workloads::GenerateWireValues(w, n));
       Check(FormatFor(w.type), payload, false);
       Check(FormatFor(w.type), payload, true, /*check_upstream=*/false);
+      Check(VarintFormat::kDeltaUInt32, payload, false, /*check_upstream=*/false);
       Check(VarintFormat::kDeltaUInt64, payload, false, /*check_upstream=*/false);
     }
   }
@@ -424,24 +448,48 @@ TEST_P(KernelTest, ChunkedDecodingResumesExactly) {
       for (size_t chunk : {1, 2, 3, 7, 8, 9, 16, 33, 64, 127, 128, 129, 192, 200, 499, 500, 501}) {
         SCOPED_TRACE(absl::StrCat(kernel().name, " ", name, " ", FormatName(f), " chunk=", chunk));
         std::vector<unsigned char> out(600 * 8);
-        const uint8_t* p = begin;
-        size_t total = 0;
-        uint64_t base = 1000;
-        DecodeResult r{};
-        do {
-          r = kernel().Decoder(f, false)(p, end, out.data() + total * OutputSize(f), chunk, base);
-          ASSERT_LE(r.count, chunk);
-          if (r.status == DecodeStatus::kOutputFull) {
-            ASSERT_EQ(r.count, chunk);
-          }
-          total += r.count;
-          p = r.pos;
-          if (total > 0) base = OutputBits(f, out.data(), total - 1);
-        } while (r.status == DecodeStatus::kOutputFull);
+        const DecodeResult r = DecodeInChunks(f, begin, end, chunk, 1000, &out);
         ASSERT_EQ(StatusName(r.status), StatusName(DecodeStatus::kOk));
-        ASSERT_EQ(p, end);
-        ASSERT_EQ(total, whole.values.size());
-        for (size_t i = 0; i < total; ++i) ASSERT_EQ(OutputBits(f, out.data(), i), whole.values[i]);
+        ASSERT_EQ(r.pos, end);
+        ASSERT_EQ(r.count, whole.values.size());
+        for (size_t i = 0; i < r.count; ++i) {
+          ASSERT_EQ(OutputBits(f, out.data(), i), whole.values[i]);
+        }
+      }
+    }
+  }
+}
+
+// Delta formats over payloads of several thousand values (longer than the stretches some kernels
+// sum their gaps in, varint_format-inl.h's SumsAfterGaps), from a base of 1000: whole, with room
+// cut at and around the stretches' ends (then resumed), and cut short inside the last varint
+// (the values before it, the error at its first byte).
+TEST_P(KernelTest, DeltaFormatsCarryTheirSumsThroughLongPayloads) {
+  std::mt19937_64 rng(5);
+  for (const char* name : {"W2", "len1to10", "1byte"}) {
+    const workloads::PayloadWorkload& w = *workloads::FindPayloadWorkload(name);
+    const std::string whole = testing::EncodePacked(workloads::GenerateWireValues(w, 5000, rng));
+    const std::string cut = whole.substr(0, whole.size() - 1) + "\x80";
+    for (VarintFormat f : {VarintFormat::kDeltaUInt32, VarintFormat::kDeltaUInt64}) {
+      for (const std::string* payload : {&whole, &cut}) {
+        const Expected want = ExpectedDecode(f, *payload, false, /*delta_base=*/1000);
+        const absl::string_view guarded = guard_.CopyFlushEnd(*payload);
+        const uint8_t* const begin = reinterpret_cast<const uint8_t*>(guarded.data());
+        const uint8_t* const end = begin + guarded.size();
+        for (size_t room : {size_t{6000}, size_t{2047}, size_t{2048}, size_t{2049}, size_t{4096}}) {
+          SCOPED_TRACE(absl::StrCat(name, " ", FormatName(f), payload == &cut ? " cut" : "",
+                                    " room=", room));
+          std::vector<unsigned char> out(6000 * 8);
+          const DecodeResult r = DecodeInChunks(f, begin, end, room, 1000, &out);
+          ASSERT_EQ(StatusName(r.status), StatusName(want.status));
+          if (want.status != DecodeStatus::kOk) {
+            ASSERT_EQ(r.pos - begin, static_cast<ptrdiff_t>(want.error_offset));
+          }
+          ASSERT_EQ(r.count, want.values.size());
+          for (size_t i = 0; i < r.count; ++i) {
+            ASSERT_EQ(OutputBits(f, out.data(), i), want.values[i]) << "value " << i;
+          }
+        }
       }
     }
   }

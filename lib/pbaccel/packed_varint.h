@@ -154,7 +154,8 @@ absl::Status DecodePackedEnum(absl::string_view payload, RepeatedField<int>* fie
 
 // Differential coding (delta): the payload holds gaps g[0], g[1], ... and the appended values are
 // their running sum, initial + g[0], initial + g[0] + g[1], ... modulo 2^32 (2^64). The classic
-// encoding of sorted id lists. Decoded in one fused pass.
+// encoding of sorted id lists. As fast as the plain decoders and a running-sum loop, or faster
+// (the avx512 kernel's sums in its vectors; `//bench:delta_decode`).
 absl::Status DecodePackedDeltaUInt32(absl::string_view payload, RepeatedField<uint32_t>* field,
                                      uint32_t initial = 0, DecodeOptions options = {});
 absl::Status DecodePackedDeltaUInt64(absl::string_view payload, RepeatedField<uint64_t>* field,
