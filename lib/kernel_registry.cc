@@ -54,7 +54,7 @@ bool Avx512LowersClock(const CpuInfo& cpu) {
   return cpu.vendor == CpuVendor::kIntel && cpu.family == 6 && cpu.model == 0x55;
 }
 
-// Where the avx512_bmi2 split (avx512's decoders for sint64 and delta uint64, bmi2's for every
+// Where the avx512_bmi2 split (avx512's decoders for sint64 and the delta formats, bmi2's for every
 // other format but their long payloads of long values: SplitRoutesToAvx512) beats avx512 whole. In
 // a reused message, a 512-bit store under a partial mask into a line not in cache (avx512's
 // one-byte values, its block decoder's last group) holds up the loads after it, and bmi2's whole
@@ -130,9 +130,13 @@ const char* VetoUnlessSplitWins(const CpuInfo& cpu) {
 #undef PBACCEL_KERNEL_ENTRY
 
 // The formats avx512_bmi2 decodes with avx512: sint64 (long payloads of many-byte values, where
-// avx512's 64-byte blocks win) and delta uint64 (kept with it, unmeasured either way).
+// avx512's 64-byte blocks win) and the delta formats, whose running sums avx512 takes in its
+// vectors: faster than the split's delta uint32 through bmi2 on the Xeon, delta uint64 mixed and
+// kept, Zen 5 unmeasured (docs/kernels.md, "Delta formats: the gaps, then their sums"). Only
+// callers of the delta span and field forms decode them, not the generated parsers.
 constexpr bool SplitTakesAvx512(VarintFormat format) {
-  return format == VarintFormat::kSInt64 || format == VarintFormat::kDeltaUInt64;
+  return format == VarintFormat::kSInt64 || format == VarintFormat::kDeltaUInt32 ||
+         format == VarintFormat::kDeltaUInt64;
 }
 
 // avx512_bmi2's block decoder for format F (strict if kStrict) where the split takes bmi2: bmi2's,
@@ -188,7 +192,7 @@ KernelDescriptor g_avx512_bmi2;
 void FillSplitEntries() {
   g_avx512_bmi2 =
       SplitByFormat("avx512_bmi2",
-                    "avx512 for sint64 and delta uint64, bmi2 for the other formats but their "
+                    "avx512 for sint64 and the delta formats, bmi2 for the other formats but their "
                     "long payloads of long values (AMD Zen 5 and an Intel Xeon, where bmi2's "
                     "whole steps beat avx512's masked stores in real messages and avx512 still "
                     "wins on long sint64 payloads and long values)");

@@ -187,13 +187,14 @@ TEST(KernelRegistryTest, SplitRuleCoversExactlyZen5AndTheMeasuredXeon) {
 // The formats avx512_bmi2 takes from avx512 whole (every decoder); the others it takes from bmi2,
 // their block decoder routing between the two.
 bool SplitTakesAvx512(VarintFormat format) {
-  return format == VarintFormat::kSInt64 || format == VarintFormat::kDeltaUInt64;
+  return format == VarintFormat::kSInt64 || format == VarintFormat::kDeltaUInt32 ||
+         format == VarintFormat::kDeltaUInt64;
 }
 
-// avx512_bmi2 is exactly avx512's decoders for sint64 and delta uint64 and bmi2's for the others,
-// but the others' block decoder, which routes between the two (the function pointers themselves:
-// the every-kernel tests then decode through it like any kernel).
-TEST(KernelRegistryTest, Avx512Bmi2TakesAvx512ForSint64AndDeltaUint64Only) {
+// avx512_bmi2 is exactly avx512's decoders for sint64 and the delta formats and bmi2's for the
+// others, but the others' block decoder, which routes between the two (the function pointers
+// themselves: the every-kernel tests then decode through it like any kernel).
+TEST(KernelRegistryTest, Avx512Bmi2TakesAvx512ForSint64AndDeltaFormatsOnly) {
   const KernelEntry* split = FindKernel("avx512_bmi2");
   const KernelEntry* avx512 = FindKernel("avx512");
   const KernelEntry* bmi2 = FindKernel("bmi2");

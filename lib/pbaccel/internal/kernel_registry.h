@@ -44,9 +44,9 @@ const KernelEntry& SelectKernel(const CpuInfo& cpu, absl::string_view requested,
 bool PextIsMicrocoded(const CpuInfo& cpu);
 // 512-bit instructions lower the core clock on Intel Skylake-SP/-X, Cascade Lake, Cooper Lake.
 bool Avx512LowersClock(const CpuInfo& cpu);
-// avx512_bmi2, the registry's first entry (avx512's decoders for sint64 and delta uint64, bmi2's
-// for the other formats, whose long payloads of long values SplitRoutesToAvx512 hands to avx512's
-// block decoder), beats avx512 in real messages: AMD Zen 5 (family 0x1a) and the Intel
+// avx512_bmi2, the registry's first entry (avx512's decoders for sint64 and the delta formats,
+// bmi2's for the other formats, whose long payloads of long values SplitRoutesToAvx512 hands to
+// avx512's block decoder), beats avx512 in real messages: AMD Zen 5 (family 0x1a) and the Intel
 // Xeon KVM reports as family 6 model 0xa7.
 bool SplitAvx512Bmi2Wins(const CpuInfo& cpu);
 // Whether avx512_bmi2's block decoder hands the payload [p, end) of a format it takes from bmi2
