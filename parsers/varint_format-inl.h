@@ -10,9 +10,9 @@
 // an AVX-512 copy to code running on a CPU without AVX-512 (Abseil's rule for hermetic
 // instruction-set targets).
 //
-// This file deliberately has no include guard and includes nothing but zigzag_simd-inl.h and
+// This file deliberately has no include guard and includes nothing but zigzag_simd-inl.h,
 // tiny_payload-inl.h (each kernel's decode_tiny, which MakeKernelDescriptor lists, and which
-// decodes zigzag by the vector).
+// decodes zigzag by the vector) and running_sums-inl.h (SumsAfterGaps' sums).
 
 // Per-format output type, narrowing and strict-mode range check.
 //
@@ -108,17 +108,7 @@ constexpr VarintFormat kGapFormat = F == VarintFormat::kDeltaUInt32   ? VarintFo
                                     : F == VarintFormat::kDeltaUInt64 ? VarintFormat::kUInt64
                                                                       : F;
 
-// Replaces out[0, count), gaps, with their running sums continuing from *sum (wrapping, as the
-// delta formats' values wrap), and leaves the last in *sum.
-template <typename Out>
-inline void RunningSumsInPlace(Out* out, size_t count, Out* sum) {
-  Out acc = *sum;
-  for (size_t i = 0; i < count; ++i) {
-    acc = static_cast<Out>(acc + out[i]);
-    out[i] = acc;
-  }
-  *sum = acc;
-}
+#include "parsers/running_sums-inl.h"
 
 // Values per stretch of SumsAfterGaps: 16 KiB of 64-bit sums, in the L1 cache while summed.
 constexpr size_t kGapStretch = 2048;

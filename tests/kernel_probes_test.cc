@@ -39,6 +39,7 @@ thread_local uint64_t register_payloads = 0;
 thread_local uint64_t window_payloads = 0;
 thread_local uint64_t step_loop_steps = 0;
 thread_local uint64_t step_loop_bounded_steps = 0;
+thread_local uint64_t running_sum_vectors = 0;
 thread_local uint64_t sve_one_byte_runs = 0;
 thread_local uint64_t avx512_two_byte_payloads = 0;
 }  // namespace probes
@@ -111,8 +112,8 @@ bool Stores64Bits(VarintFormat format) {
 }
 
 // The values a decode in `format` gives for the varints of `values`, as 64-bit words: zigzag
-// decoded (sint32 from the value's low 32 bits, as upstream), summed (kDeltaUInt64), cut to 32
-// bits.
+// decoded (sint32 from the value's low 32 bits, as upstream), summed (the delta formats), cut to
+// 32 bits.
 std::vector<uint64_t> Want(VarintFormat format, const std::vector<uint64_t>& values) {
   const bool is64 = Stores64Bits(format);
   std::vector<uint64_t> want;
@@ -124,7 +125,7 @@ std::vector<uint64_t> Want(VarintFormat format, const std::vector<uint64_t>& val
       w = static_cast<uint64_t>(ZigZagDecode64(v));
     } else if (format == VarintFormat::kSInt32) {
       w = static_cast<uint64_t>(ZigZagDecode64(static_cast<uint32_t>(v)));
-    } else if (format == VarintFormat::kDeltaUInt64) {
+    } else if (format == VarintFormat::kDeltaUInt64 || format == VarintFormat::kDeltaUInt32) {
       w = sum;
     }
     want.push_back(is64 ? w : static_cast<uint32_t>(w));
@@ -195,6 +196,31 @@ class KernelProbesTest : public ::testing::TestWithParam<Probed> {
     return moved;
   }
 };
+
+// Long payloads in the delta formats (7,000 values, tile-like and with a five-byte varint in
+// every window): the AVX2 kernels sum the gaps their decoders stored a vector at a time
+// (running_sums-inl.h), all but the last few of each 2,048-value stretch, in lenient mode; strict
+// mode keeps the sums fused into its steps, and the other kernels take no such vector.
+TEST_P(KernelProbesTest, DeltaFormatsSumTheirGapsInVectors) {
+  for (const auto* cycle : {&kShort, &kWithFive}) {
+    std::vector<uint32_t> values;
+    const std::string payload = Payload(*cycle, 1000, &values);
+    for (const VarintFormat format : {VarintFormat::kDeltaUInt32, VarintFormat::kDeltaUInt64}) {
+      for (const bool strict : {false, true}) {
+        SCOPED_TRACE(absl::StrCat("format ", static_cast<int>(format), strict ? " strict" : "",
+                                  cycle == &kShort ? " one and two bytes" : " up to five"));
+        const uint64_t vectors =
+            BlockDecodeCounting(probes::running_sum_vectors, format, strict, payload, values);
+        const uint64_t lanes = Stores64Bits(format) ? 4 : 8;
+        if (GetParam().avx2_lanes && !strict) {  // The AVX2 kernels.
+          EXPECT_GE(vectors, values.size() / lanes - 4);
+        } else {
+          EXPECT_EQ(vectors, 0u);
+        }
+      }
+    }
+  }
+}
 
 // uint32, and delta uint32 (the step loop's windows store its gaps, summed after them), from a
 // running sum's base of 7.
