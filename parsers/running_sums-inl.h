@@ -7,8 +7,9 @@
 // With AVX2 (a kernel compiled with -mavx2), a vector of four 64-bit or eight 32-bit gaps at a
 // time: its own running sums by shifted adds (log2 of the lanes), then the carry of everything
 // before it added, the carry itself advanced by the vector's total. The carry's chain is one add
-// per vector, where a scalar loop's is one per value. Elsewhere, and for the last few gaps, the
-// scalar loop.
+// per vector, where a scalar loop's is one per value. With SSE4.1 only (masked_vbyte), the same
+// with 128-bit vectors of two or four gaps. Elsewhere, and for the last few gaps, the scalar
+// loop.
 //
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, by
 // varint_format-inl.h, after <cstddef>, <cstdint> and, for the AVX2 form, the kernel's
@@ -45,6 +46,17 @@ inline __m256i RunningSums8x32(__m256i v) {
 }
 #endif  // __AVX2__
 
+#if defined(__SSE4_1__) && !defined(__AVX2__)
+// Two 64-bit lanes: [a, b] -> [a, a+b].
+inline __m128i RunningSums2x64(__m128i v) { return _mm_add_epi64(v, _mm_slli_si128(v, 8)); }
+
+// Four 32-bit lanes: [a, b, c, d] -> [a, a+b, a+b+c, a+b+c+d].
+inline __m128i RunningSums4x32(__m128i v) {
+  v = _mm_add_epi32(v, _mm_slli_si128(v, 4));
+  return _mm_add_epi32(v, _mm_slli_si128(v, 8));
+}
+#endif  // __SSE4_1__ && !__AVX2__
+
 template <typename Out>
 inline void RunningSumsInPlace(Out* out, size_t count, Out* sum) {
 #ifdef __AVX2__
@@ -73,6 +85,32 @@ inline void RunningSumsInPlace(Out* out, size_t count, Out* sum) {
       return;
     }
   }
-#endif  // __AVX2__
+#elif defined(__SSE4_1__)
+  if constexpr (sizeof(Out) == 8 || sizeof(Out) == 4) {
+    constexpr size_t kLanes = 16 / sizeof(Out);
+    if (count >= kLanes) {
+      __m128i carry = sizeof(Out) == 8 ? _mm_set1_epi64x(static_cast<int64_t>(*sum))
+                                       : _mm_set1_epi32(static_cast<int32_t>(*sum));
+      size_t i = 0;
+      for (; count - i >= kLanes; i += kLanes) {
+        __m128i* const at = reinterpret_cast<__m128i*>(out + i);
+        const __m128i gaps = _mm_loadu_si128(at);
+        PBACCEL_KERNEL_PROBE(running_sum_vectors);
+        if constexpr (sizeof(Out) == 8) {
+          const __m128i sums = RunningSums2x64(gaps);
+          _mm_storeu_si128(at, _mm_add_epi64(sums, carry));
+          carry = _mm_add_epi64(carry, _mm_unpackhi_epi64(sums, sums));
+        } else {
+          const __m128i sums = RunningSums4x32(gaps);
+          _mm_storeu_si128(at, _mm_add_epi32(sums, carry));
+          carry = _mm_add_epi32(carry, _mm_shuffle_epi32(sums, 0xFF));
+        }
+      }
+      *sum = static_cast<Out>(_mm_cvtsi128_si64(carry));
+      RunningSumsScalar(out + i, count - i, sum);
+      return;
+    }
+  }
+#endif  // __AVX2__ / __SSE4_1__
   RunningSumsScalar(out, count, sum);
 }
