@@ -38,7 +38,7 @@
 // Strict mode checks the kept values' ranges the same way. When either fires, the bounded scalar
 // reader redoes the step from the start of its first varint and names the error. zigzag and bool
 // are fused into the vector store. Lenient delta decodes its gaps as uint32 / uint64 and sums each
-// stretch of them after (varint_format-inl.h's SumsAfterGaps: faster than the sums fused
+// stretch of them after (running_sums-inl.h's SumsAfterGaps: faster than the sums fused
 // into the scalar stores, docs/kernels.md, "Delta formats: the gaps, then their sums").
 //
 // Short payloads (the generated parsers' tiny and short fields, decode_tiny and decode_tiny_bounded

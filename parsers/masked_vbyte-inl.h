@@ -52,10 +52,10 @@
 //     long-varint path: one 8-byte load, its terminator found with a bit scan, its groups packed
 //     with three shift-and-mask rounds, bytes 9-10 added when present. It stays inside this
 //     kernel, costs about one table step, and the walk continues with the next step.
-// zigzag, bool and delta (a prefix sum over each 4-lane vector: two shift-and-add steps plus the
-// running carry) are fused into the stores; the kernels built on this decoder take the fused delta
-// for strict mode only, lenient delta as its gaps then their sums (varint_format-inl.h's
-// SumsAfterGaps, faster: docs/kernels.md, "Delta formats: the gaps, then their sums").
+// zigzag, bool and strict delta (a prefix sum over each 4-lane vector: two shift-and-add steps plus
+// the running carry) are fused into the stores. Lenient delta is decoded here as its gaps and
+// summed after (running_sums-inl.h's SumsAfterGaps, faster: docs/kernels.md, "Delta formats: the
+// gaps, then their sums").
 //
 // Bounds: the in-place walk runs while 64 bytes of payload remain (its loads reach at most 64 bytes
 // past the window's start; 128 with the look-ahead, which runs while 128 remain) and 16 output
@@ -230,6 +230,8 @@ alignas(64) constexpr ConsumedTable kConsumed32 = MakeConsumedTable(kMaskedVByte
 template <VarintFormat F, bool kStrict>
 struct MaskedVByteDecoder {
   using Out = typename FormatTraits<F>::Out;
+  static_assert(!FormatTraits<F>::kDelta || kStrict,
+                "lenient delta decodes its gaps here and sums them after (running_sums-inl.h)");
   // 32-bit integer formats take the blended (branch-free) step; bool and 64-bit formats branch.
   static constexpr bool kBlended = !k64Bit<F> && F != VarintFormat::kBool;
   // The entry table: lenient 32-bit integer fields read only the first five bytes of a long
@@ -239,10 +241,10 @@ struct MaskedVByteDecoder {
       kBlended && !kStrict ? kMaskedVByteTables.entry32 : kMaskedVByteTables.entry;
   static constexpr const uint8_t* kConsumedBytes =
       kBlended && !kStrict ? kConsumed32.bytes : kConsumed.bytes;
-  // 64-bit integer formats without a running sum, lenient: the table's k16 and k32 steps (every
-  // other kind takes the pair step) are selected by blend, no branch, their values widened from
-  // 32-bit lanes (PutShortsOrDwords, PutEight).
-  static constexpr bool kBlended64 = k64Bit<F> && !kStrict && !FormatTraits<F>::kDelta;
+  // 64-bit integer formats, lenient: the table's k16 and k32 steps (every other kind takes the pair
+  // step) are selected by blend, no branch, their values widened from 32-bit lanes
+  // (PutShortsOrDwords, PutEight).
+  static constexpr bool kBlended64 = k64Bit<F> && !kStrict;
 
   // The window walk, one loop over five kinds of step, each picked from the next 16 bytes'
   // continuation bits: sixteen one-byte varints; (32-bit lenient) three five-byte varints; (64-bit
@@ -562,7 +564,7 @@ struct MaskedVByteDecoder {
         continue;
       }
 #if defined(__AVX2__)
-      if constexpr (!kStrict && !FormatTraits<F>::kDelta) {
+      if constexpr (!kStrict) {
         // 64 bytes of one- and two-byte varints (tile geometry, string-table indexes): four
         // 16-byte steps (two_byte_steps_avx2-inl.h: at most 48 values before the last, which
         // stores at most 16 slots from there), a varint begun in the last byte left to the next

@@ -1,8 +1,9 @@
 // Copyright 2026 The pbaccel Authors.
 //
-// running_sums-inl.h: RunningSumsInPlace, the delta formats' sums over gaps already stored (the
-// second half of varint_format-inl.h's SumsAfterGaps). Wrapping sums, as the delta formats' values
-// wrap: out[i] becomes *sum + out[0] + ... + out[i] modulo 2^32 (2^64).
+// running_sums-inl.h: the delta formats' block decoders made of their gaps' decoders
+// (SumsAfterGaps, and DeltaAfterGaps, which a kernel's descriptor takes), and RunningSumsInPlace,
+// their sums over gaps already stored. Wrapping sums, as the delta formats' values wrap: out[i]
+// becomes *sum + out[0] + ... + out[i] modulo 2^32 (2^64).
 //
 // With AVX2 (a kernel compiled with -mavx2), a vector of four 64-bit or eight 32-bit gaps at a
 // time: its own running sums by shifted adds (log2 of the lanes), then the carry of everything
@@ -12,9 +13,9 @@
 // loop.
 //
 // REQUIRES: included inside an anonymous namespace within pbaccel::internal, by
-// varint_format-inl.h, after <cstddef>, <cstdint> and, for the AVX2 form, the kernel's
-// <immintrin.h> and parsers/kernel_probes.h (tests count its vectors). No include guard (see
-// varint_format-inl.h for why each kernel gets its own copy).
+// varint_format-inl.h after its FormatTraits, after <cstddef>, <cstdint> and, for the vector forms,
+// the kernel's <immintrin.h> and parsers/kernel_probes.h (tests count its vectors). No include
+// guard (see varint_format-inl.h for why each kernel gets its own copy).
 
 template <typename Out>
 inline void RunningSumsScalar(Out* out, size_t count, Out* sum) {
@@ -110,3 +111,56 @@ inline void RunningSumsInPlace(Out* out, size_t count, Out* sum) {
 #endif
   RunningSumsScalar(out, count, sum);
 }
+
+// The format whose values a delta format sums (the gaps): kUInt32 for kDeltaUInt32, kUInt64 for
+// kDeltaUInt64; F itself for the others. A decoder may store a stretch of a delta format's gaps as
+// this format would, then turn them into running sums in place (RunningSumsInPlace).
+template <VarintFormat F>
+constexpr VarintFormat kGapFormat = F == VarintFormat::kDeltaUInt32   ? VarintFormat::kUInt32
+                                    : F == VarintFormat::kDeltaUInt64 ? VarintFormat::kUInt64
+                                                                      : F;
+
+// Values per stretch of SumsAfterGaps: 16 KiB of 64-bit sums, in the L1 cache while summed.
+constexpr size_t kGapStretch = 2048;
+
+// A lenient delta format's block decoder made of its gaps' decoder, Decoder<kGapFormat<F>, false>:
+// the gaps of up to kGapStretch values at a time, each stretch then made running sums in place.
+// It accepts, rejects and stops where the gaps' decoder does (a delta format converts and accepts
+// values as its gap format, lenient), so its results are a fused decoder's. For kernels whose
+// fused sums, slot by slot inside their steps, cost more than the gaps' vector stores and a loop
+// (docs/kernels.md, "Delta formats: the gaps, then their sums").
+template <template <VarintFormat, bool> class Decoder, VarintFormat F>
+struct SumsAfterGaps {
+  static DecodeResult Run(const uint8_t* p, const uint8_t* end, void* out_void, size_t cap,
+                          uint64_t delta_base) {
+    using Out = typename FormatTraits<F>::Out;
+    Out* const out = static_cast<Out*>(out_void);
+    Out sum = static_cast<Out>(delta_base);
+    size_t n = 0;
+    for (;;) {
+      const size_t room = cap - n < kGapStretch ? cap - n : kGapStretch;
+      const DecodeResult r = Decoder<kGapFormat<F>, false>::Run(p, end, out + n, room, 0);
+      RunningSumsInPlace(out + n, r.count, &sum);
+      n += r.count;
+      if (r.status != DecodeStatus::kOutputFull || n == cap) return {r.pos, n, r.status};
+      p = r.pos;
+    }
+  }
+};
+
+// Decoder, with its lenient delta formats made SumsAfterGaps: DeltaAfterGaps<D>::Decoder is a
+// kernel's block decoder template for MakeKernelDescriptor.
+template <template <VarintFormat, bool> class D>
+struct DeltaAfterGaps {
+  template <VarintFormat F, bool kStrict>
+  struct Decoder {
+    static DecodeResult Run(const uint8_t* p, const uint8_t* end, void* out, size_t cap,
+                            uint64_t delta_base) {
+      if constexpr (FormatTraits<F>::kDelta && !kStrict) {
+        return SumsAfterGaps<D, F>::Run(p, end, out, cap, delta_base);
+      } else {
+        return D<F, kStrict>::Run(p, end, out, cap, delta_base);
+      }
+    }
+  };
+};

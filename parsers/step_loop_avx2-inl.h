@@ -6,13 +6,13 @@
 // multiply-adds; its 32-bit payloads of long varints aside). parsers/bmi2.cc's header comment
 // describes the algorithm: passes of a precomputed number of 8-byte steps with no bounds check, the
 // open varint carried between steps, 64-byte windows of one-byte varints widened straight to their
-// slots and windows of one- and two-byte varints in 16-byte steps (lenient formats without a
-// running sum), delta (strict only, in bmi2 and masked_vbyte_avx2: their lenient delta is
-// SumsAfterGaps over this decoder's gaps) and strict mode cut slot by slot, the rest and every
-// malformed input finished by the bounded scalar reader. Near the end, where the output's room is
-// what limits the steps (a span or field of exactly the payload's count), and for the payload's
-// last partial step, exact steps (TakeStep<true>) store only their values, so a well-formed
-// payload's last varints do not take the scalar reader's byte-at-a-time branches.
+// slots and windows of one- and two-byte varints in 16-byte steps (lenient formats), strict mode
+// (strict delta too) cut slot by slot, the rest and every malformed input finished by the bounded
+// scalar reader. Lenient delta is decoded here as its gaps and summed after (running_sums-inl.h's
+// SumsAfterGaps). Near the end, where the output's room is what limits the steps (a span or field
+// of exactly the payload's count), and for the payload's last partial step, exact steps
+// (TakeStep<true>) store only their values, so a well-formed payload's last varints do not take the
+// scalar reader's byte-at-a-time branches.
 //
 // Bounds: the step loop runs a precomputed number of steps, each reading 8 bytes and writing at
 // most kSlots slots; the window loop reads and writes 64 at a time while 64 bytes and 64 slots
@@ -25,10 +25,10 @@
 // parsers/step8_avx2-inl.h and parsers/two_byte_steps_avx2-inl.h (and what they require). No
 // include guard; includes nothing (varint_format-inl.h says why).
 
-// The formats whose slots are written straight from the vectors (no running sum, no per-value
-// range check).
+// The formats whose slots are written straight from the vectors: the lenient ones (no per-value
+// range check). Lenient delta never comes here (Decoder's static_assert).
 template <VarintFormat F, bool kStrict>
-constexpr bool kVectorFanOut = !kStrict && !FormatTraits<F>::kDelta;
+constexpr bool kVectorFanOut = !kStrict;
 
 // Steps between looks for a run of one-byte varints (every 1 KB; more often, the step loop's exit
 // mispredicts: docs/kernels.md).
@@ -86,6 +86,8 @@ struct StepLoop {
   struct Decoder {
     using Traits = FormatTraits<F>;
     using Out = typename Traits::Out;
+    static_assert(!Traits::kDelta || kStrict,
+                  "lenient delta decodes its gaps here and sums them after (running_sums-inl.h)");
     // Steps per pass of the step loop: formats with the short-varint run path look for a run every
     // kRunCheckSteps steps.
     static constexpr size_t kMaxSteps = kVectorFanOut<F, kStrict> ? kRunCheckSteps : SIZE_MAX;
@@ -232,8 +234,8 @@ struct StepLoop {
     // One step's stores: the values of the step described by `s` (word `w`, payload bits `packed`,
     // its first value `first` including the open varint's earlier bytes) into out[0, kSlots) (the
     // `s.count` real ones; the rest are overwritten by the next step). Vector formats: the AVX2
-    // fan-out. Delta and strict: slot by slot (FieldOf), delta continuing from *sum. Returns false,
-    // storing nothing that counts, when strict mode rejects a value.
+    // fan-out. Strict ones (strict delta too): slot by slot (FieldOf), delta continuing from *sum.
+    // Returns false, storing nothing that counts, when strict mode rejects a value.
     __attribute__((always_inline)) static bool PutStep(uint64_t w, uint64_t packed, uint64_t first,
                                                        const StepRecipe& s, unsigned open_shift,
                                                        Out* out, Out* sum) {

@@ -12,7 +12,8 @@
 //
 // This file deliberately has no include guard and includes nothing but zigzag_simd-inl.h,
 // tiny_payload-inl.h (each kernel's decode_tiny, which MakeKernelDescriptor lists, and which
-// decodes zigzag by the vector) and running_sums-inl.h (SumsAfterGaps' sums).
+// decodes zigzag by the vector) and running_sums-inl.h (the delta formats' decoders made of
+// their gaps' decoders).
 
 // Per-format output type, narrowing and strict-mode range check.
 //
@@ -100,60 +101,8 @@ struct FormatTraits<VarintFormat::kDeltaUInt64> {
   static bool FitsStrict(uint64_t) { return true; }
 };
 
-// The format whose values a delta format sums (the gaps): kUInt32 for kDeltaUInt32, kUInt64 for
-// kDeltaUInt64; F itself for the others. A decoder may store a stretch of a delta format's gaps as
-// this format would, then turn them into running sums in place (RunningSumsInPlace).
-template <VarintFormat F>
-constexpr VarintFormat kGapFormat = F == VarintFormat::kDeltaUInt32   ? VarintFormat::kUInt32
-                                    : F == VarintFormat::kDeltaUInt64 ? VarintFormat::kUInt64
-                                                                      : F;
-
+// The delta formats decoded as gaps, then summed (SumsAfterGaps, DeltaAfterGaps).
 #include "parsers/running_sums-inl.h"
-
-// Values per stretch of SumsAfterGaps: 16 KiB of 64-bit sums, in the L1 cache while summed.
-constexpr size_t kGapStretch = 2048;
-
-// A lenient delta format's block decoder made of its gaps' decoder, Decoder<kGapFormat<F>, false>:
-// the gaps of up to kGapStretch values at a time, each stretch then made running sums in place.
-// It accepts, rejects and stops where the gaps' decoder does (a delta format converts and accepts
-// values as its gap format, lenient), so its results are a fused decoder's. For kernels whose
-// fused sums, slot by slot inside their steps, cost more than the gaps' vector stores and a loop
-// (docs/kernels.md, "Delta formats: the gaps, then their sums").
-template <template <VarintFormat, bool> class Decoder, VarintFormat F>
-struct SumsAfterGaps {
-  static DecodeResult Run(const uint8_t* p, const uint8_t* end, void* out_void, size_t cap,
-                          uint64_t delta_base) {
-    using Out = typename FormatTraits<F>::Out;
-    Out* const out = static_cast<Out*>(out_void);
-    Out sum = static_cast<Out>(delta_base);
-    size_t n = 0;
-    for (;;) {
-      const size_t room = cap - n < kGapStretch ? cap - n : kGapStretch;
-      const DecodeResult r = Decoder<kGapFormat<F>, false>::Run(p, end, out + n, room, 0);
-      RunningSumsInPlace(out + n, r.count, &sum);
-      n += r.count;
-      if (r.status != DecodeStatus::kOutputFull || n == cap) return {r.pos, n, r.status};
-      p = r.pos;
-    }
-  }
-};
-
-// Decoder, with its lenient delta formats made SumsAfterGaps: DeltaAfterGaps<D>::Decoder is a
-// kernel's block decoder template for MakeKernelDescriptor.
-template <template <VarintFormat, bool> class D>
-struct DeltaAfterGaps {
-  template <VarintFormat F, bool kStrict>
-  struct Decoder {
-    static DecodeResult Run(const uint8_t* p, const uint8_t* end, void* out, size_t cap,
-                            uint64_t delta_base) {
-      if constexpr (FormatTraits<F>::kDelta && !kStrict) {
-        return SumsAfterGaps<D, F>::Run(p, end, out, cap, delta_base);
-      } else {
-        return D<F, kStrict>::Run(p, end, out, cap, delta_base);
-      }
-    }
-  };
-};
 
 // Writes converted values to the output array; for delta formats keeps the running sum.
 template <VarintFormat F>

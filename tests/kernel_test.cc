@@ -461,7 +461,7 @@ TEST_P(KernelTest, ChunkedDecodingResumesExactly) {
 }
 
 // Delta formats over payloads of several thousand values (longer than the stretches some kernels
-// sum their gaps in, varint_format-inl.h's SumsAfterGaps), from a base of 1000: whole, with room
+// sum their gaps in, running_sums-inl.h's SumsAfterGaps), from a base of 1000: whole, with room
 // cut at and around the stretches' ends (then resumed), and cut short inside the last varint
 // (the values before it, the error at its first byte).
 TEST_P(KernelTest, DeltaFormatsCarryTheirSumsThroughLongPayloads) {
