@@ -7,26 +7,29 @@
 //     testing/data): long payloads of one- to five-byte varints (zigzag gaps, read here as
 //     unsigned gaps: the same bytes and lengths);
 //   * WORKLOADS.md's W2 (its posting lists' doc_deltas) at 512 values, 1,024 payloads.
-// Nanoseconds per value, the best of --reps rounds, the two ways interleaved; each way's values
-// are checked against the other's first (exits 1 on a difference).
+// Nanoseconds per value, the best of --reps rounds, the two ways interleaved (bench/timing.h);
+// every value of the two ways is compared first (exits 1 on a difference).
 //
 //   ./bazelw run -c opt //bench:delta_decode [-- --data=DIR --reps=N]
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "bench/timing.h"
 #include "pbaccel/field_reader.h"
 #include "pbaccel/kernels.h"
 #include "pbaccel/packed_varint.h"
+#include "pbaccel/skip_size.h"
 #include "pbaccel/testing/wire_builder.h"
 #include "pbaccel/testing/workloads.h"
 #include "testing/corpora/realdata_corpus.h"
@@ -42,26 +45,21 @@ struct PayloadSet {
   size_t largest = 0;  // Varints in the largest payload.
 };
 
-size_t CountVarints(absl::string_view payload) {
-  size_t n = 0;
-  for (const char c : payload) n += static_cast<uint8_t>(c) < 0x80;
-  return n;
-}
-
 void Add(PayloadSet* set, absl::string_view payload) {
-  const size_t n = CountVarints(payload);
+  const size_t n = CountVarints(payload).count;
   set->payloads.emplace_back(payload);
   set->values += n;
   set->largest = std::max(set->largest, n);
 }
 
-// Every length-delimited field numbered `number` of `message`.
-std::vector<absl::string_view> Fields(absl::string_view message, uint32_t number) {
+// The payloads of the length-delimited fields numbered `number` of `message`.
+absl::StatusOr<std::vector<absl::string_view>> Payloads(absl::string_view message,
+                                                        uint32_t number) {
+  absl::StatusOr<std::vector<Field>> fields = FindField(message, number);
+  if (!fields.ok()) return fields.status();
   std::vector<absl::string_view> out;
-  FieldReader reader(message);
-  Field f;
-  while (reader.Next(&f)) {
-    if (f.number == number && f.wire_type == WireType::kLengthDelimited) out.push_back(f.data);
+  for (const Field& f : *fields) {
+    if (f.wire_type == WireType::kLengthDelimited) out.push_back(f.data);
   }
   return out;
 }
@@ -72,10 +70,16 @@ absl::StatusOr<PayloadSet> DenseNodePayloads(const std::string& dir) {
   if (!osm.ok()) return osm.status();
   PayloadSet set{"OSM dense id/lat/lon", {}, 0, 0};
   for (const std::string& block : osm->messages) {
-    for (absl::string_view group : Fields(block, 2)) {
-      for (absl::string_view dense : Fields(group, 2)) {
+    absl::StatusOr<std::vector<absl::string_view>> groups = Payloads(block, 2);
+    if (!groups.ok()) return groups.status();
+    for (absl::string_view group : *groups) {
+      absl::StatusOr<std::vector<absl::string_view>> dense = Payloads(group, 2);
+      if (!dense.ok()) return dense.status();
+      for (absl::string_view d : *dense) {
         for (const uint32_t number : {1u, 8u, 9u}) {
-          for (absl::string_view payload : Fields(dense, number)) Add(&set, payload);
+          absl::StatusOr<std::vector<absl::string_view>> payloads = Payloads(d, number);
+          if (!payloads.ok()) return payloads.status();
+          for (absl::string_view payload : *payloads) Add(&set, payload);
         }
       }
     }
@@ -93,53 +97,51 @@ PayloadSet W2Payloads() {
   return set;
 }
 
-// One way of decoding a set: the last value of every payload summed, so nothing is optimized away.
-template <typename T>
-using Way = uint64_t (*)(const PayloadSet&, absl::Span<T>);
-
-// The decoders a way calls: the delta ones (kDelta), or the plain ones and the running-sum loop.
+// Decodes payload `p` into `out` with the delta decoder (kDelta), or with the plain one and a
+// running-sum loop; returns the count, or 0 on an error.
 template <typename T, bool kDelta>
-uint64_t Decode(const PayloadSet& set, absl::Span<T> out) {
-  uint64_t check = 0;
-  for (const std::string& p : set.payloads) {
-    absl::StatusOr<size_t> n;
-    if constexpr (kDelta && sizeof(T) == 4) {
-      n = DecodePackedDeltaUInt32(p, out);
-    } else if constexpr (kDelta) {
-      n = DecodePackedDeltaUInt64(p, out);
-    } else if constexpr (sizeof(T) == 4) {
-      n = DecodePackedUInt32(p, out);
-    } else {
-      n = DecodePackedUInt64(p, out);
-    }
-    if (!n.ok() || *n == 0) return 0;
-    if constexpr (!kDelta) {
-      T sum = 0;
-      for (size_t i = 0; i < *n; ++i) out[i] = sum += out[i];
-    }
-    check += out[*n - 1];
+size_t DecodeOne(absl::string_view p, absl::Span<T> out) {
+  absl::StatusOr<size_t> n;
+  if constexpr (kDelta && sizeof(T) == 4) {
+    n = DecodePackedDeltaUInt32(p, out);
+  } else if constexpr (kDelta) {
+    n = DecodePackedDeltaUInt64(p, out);
+  } else if constexpr (sizeof(T) == 4) {
+    n = DecodePackedUInt32(p, out);
+  } else {
+    n = DecodePackedUInt64(p, out);
   }
-  return check;
+  if (!n.ok()) return 0;
+  if constexpr (!kDelta) {
+    T sum = 0;
+    for (size_t i = 0; i < *n; ++i) out[i] = sum += out[i];
+  }
+  return *n;
 }
 
-// Best nanoseconds per value of `ways` (interleaved over `reps` rounds); false if they disagree.
+// Nanoseconds per value of the two ways over `set` (delta, then plain + loop), the minimum over
+// `reps` interleaved rounds; nullopt if their values differ anywhere.
 template <typename T>
-bool Time(const PayloadSet& set, int reps, std::vector<Way<T>> ways, std::vector<double>* best) {
-  std::vector<T> buffer(set.largest + 64);
-  const absl::Span<T> out(buffer);
-  const uint64_t want = ways[0](set, out);
-  best->assign(ways.size(), 1e30);
-  for (int r = 0; r < reps; ++r) {
-    for (size_t w = 0; w < ways.size(); ++w) {
-      const auto start = std::chrono::steady_clock::now();
-      const uint64_t got = ways[w](set, out);
-      const double s =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (got != want || want == 0) return false;
-      (*best)[w] = std::min((*best)[w], s * 1e9 / static_cast<double>(set.values));
+std::optional<std::pair<double, double>> Time(const PayloadSet& set, int reps) {
+  std::vector<T> a(set.largest + 64), b(set.largest + 64);
+  for (const std::string& p : set.payloads) {
+    const size_t n = DecodeOne<T, true>(p, absl::MakeSpan(a));
+    if (n == 0 || DecodeOne<T, false>(p, absl::MakeSpan(b)) != n ||
+        !std::equal(a.begin(), a.begin() + n, b.begin())) {
+      return std::nullopt;
     }
   }
-  return true;
+  const auto way = [&set, &a](auto decode) {
+    return [&set, &a, decode] {
+      uint64_t check = 0;  // The last value of every payload, so nothing is optimized away.
+      for (const std::string& p : set.payloads) check += a[decode(p, absl::MakeSpan(a)) - 1];
+      return check;
+    };
+  };
+  const std::vector<Impl> impls = {{"delta", way(DecodeOne<T, true>)},
+                                   {"plain + loop", way(DecodeOne<T, false>)}};
+  const std::vector<std::vector<double>> ns = TimeInterleaved(impls, set.values, reps, 2e6);
+  return std::make_pair(Min(ns[0]), Min(ns[1]));
 }
 
 int Main(int argc, char** argv) {
@@ -153,6 +155,11 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr, "usage: delta_decode [--data=DIR] [--reps=N]\n");
       return 2;
     }
+  }
+  if (dir.empty()) {
+    std::fprintf(stderr,
+                 "delta_decode: testing/data not found; run it with bazel run, or pass --data\n");
+    return 2;
   }
   absl::StatusOr<PayloadSet> dense = DenseNodePayloads(dir);
   if (!dense.ok()) {
@@ -170,19 +177,16 @@ int Main(int argc, char** argv) {
     for (absl::string_view kernel : SupportedKernels()) {
       ScopedKernelOverride force(kernel);
       for (const int bits : {32, 64}) {
-        std::vector<double> best;
-        const bool same =
-            bits == 32 ? Time<uint32_t>(set, reps,
-                                        {Decode<uint32_t, true>, Decode<uint32_t, false>}, &best)
-                       : Time<uint64_t>(set, reps,
-                                        {Decode<uint64_t, true>, Decode<uint64_t, false>}, &best);
-        if (!same) {
+        const std::optional<std::pair<double, double>> ns =
+            bits == 32 ? Time<uint32_t>(set, reps) : Time<uint64_t>(set, reps);
+        if (!ns) {
           std::fprintf(stderr, "%s, %s, %d-bit: the two ways' values differ\n", set.name.c_str(),
                        std::string(kernel).c_str(), bits);
           return 1;
         }
         std::printf("%-20s %-18s %6d %12.3f %14.3f %6.2fx\n", set.name.c_str(),
-                    std::string(kernel).c_str(), bits, best[0], best[1], best[1] / best[0]);
+                    std::string(kernel).c_str(), bits, ns->first, ns->second,
+                    ns->second / ns->first);
       }
     }
   }

@@ -208,7 +208,7 @@ TEST_P(KernelProbesTest, DeltaFormatsSumTheirGapsInVectors) {
 #else
   constexpr bool kSumsAfterGaps = false;
 #endif
-  const uint64_t vector_bytes = GetParam().avx2_lanes ? 32 : 16;
+  const uint64_t vector_bytes = (GetParam().features & kCpuAvx2) != 0 ? 32 : 16;
   for (const auto* cycle : {&kShort, &kWithFive}) {
     std::vector<uint32_t> values;
     const std::string payload = Payload(*cycle, 1000, &values);
@@ -233,7 +233,7 @@ TEST_P(KernelProbesTest, DeltaFormatsSumTheirGapsInVectors) {
 // running sum's base of 7.
 TEST_P(KernelProbesTest, BlockDecoderTakesTwoByteWindows) {
   const bool takes = GetParam().block_decoder_steps;
-  for (const auto* values : {&kShort, &kWithLong})
+  for (const auto* values : {&kShort, &kWithLong}) {
     for (const VarintFormat format : {VarintFormat::kUInt32, VarintFormat::kDeltaUInt32}) {
       const bool delta = format == VarintFormat::kDeltaUInt32;
       SCOPED_TRACE(delta ? "delta uint32" : "uint32");
@@ -258,6 +258,7 @@ TEST_P(KernelProbesTest, BlockDecoderTakesTwoByteWindows) {
         EXPECT_EQ(steps, 0u) << "every window holds a three-byte varint";
       }
     }
+  }
 }
 
 // Long payloads in each format class, of varints no window takes (32-bit formats: one- to
