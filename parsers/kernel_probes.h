@@ -33,7 +33,7 @@ extern thread_local uint64_t step_loop_steps;
 // Its bounded steps, which store exactly their values: near the output's room, and the last
 // partial step (the same file).
 extern thread_local uint64_t step_loop_bounded_steps;
-// Vectors of gaps made running sums by the AVX2 form of RunningSumsInPlace
+// Vectors of gaps made running sums by the vector forms (AVX2, SSE4.1) of RunningSumsInPlace
 // (parsers/running_sums-inl.h: the delta formats' SumsAfterGaps).
 extern thread_local uint64_t running_sum_vectors;
 // Runs of one-byte varints widened by SVE's predicated loads (parsers/sve_runs-inl.h).

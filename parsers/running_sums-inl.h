@@ -91,22 +91,21 @@ struct SumVector {
 
 template <typename Out>
 inline void RunningSumsInPlace(Out* out, size_t count, Out* sum) {
+  static_assert(sizeof(Out) == 4 || sizeof(Out) == 8, "the delta formats' values");
 #if defined(__AVX2__) || defined(__SSE4_1__)
-  if constexpr (sizeof(Out) == 8 || sizeof(Out) == 4) {
-    using S = SumVector<Out>;
-    if (count >= S::kLanes) {
-      typename S::V carry = S::Broadcast(*sum);
-      size_t i = 0;
-      for (; count - i >= S::kLanes; i += S::kLanes) {
-        PBACCEL_KERNEL_PROBE(running_sum_vectors);
-        const typename S::V sums = S::Sums(S::Load(out + i));
-        S::Store(out + i, S::Add(sums, carry));
-        carry = S::Add(carry, S::Last(sums));
-      }
-      *sum = S::First(carry);
-      RunningSumsScalar(out + i, count - i, sum);
-      return;
+  using S = SumVector<Out>;
+  if (count >= S::kLanes) {
+    typename S::V carry = S::Broadcast(*sum);
+    size_t i = 0;
+    for (; count - i >= S::kLanes; i += S::kLanes) {
+      PBACCEL_KERNEL_PROBE(running_sum_vectors);
+      const typename S::V sums = S::Sums(S::Load(out + i));
+      S::Store(out + i, S::Add(sums, carry));
+      carry = S::Add(carry, S::Last(sums));
     }
+    *sum = S::First(carry);
+    RunningSumsScalar(out + i, count - i, sum);
+    return;
   }
 #endif
   RunningSumsScalar(out, count, sum);

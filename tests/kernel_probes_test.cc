@@ -83,13 +83,15 @@ struct Probed {
   bool block_decoder_steps;  // Whether the block decoder takes two-byte windows (masked_vbyte's
                              // does not: only its short-payload decoders have the steps).
   StepLoopFormats step_loop;
-  bool varint_lanes;  // Whether 64-bit fields' varints of up to four or five bytes take 32-bit
-                      // lanes (the block decoder's windows, decode_tiny's and decode_window's
-                      // payloads).
-  bool avx2_lanes;    // The AVX2 kernels' lanes: also in the block decoder's windows and in
-                      // decode_tiny_bounded (from registers); decode_window takes them for every
-                      // 64-bit payload, whole steps every other payload. masked_vbyte's SSE4.1
-                      // ones: decode_tiny and decode_window only, after the 16-byte steps.
+  bool varint_lanes;     // Whether 64-bit fields' varints of up to four or five bytes take 32-bit
+                         // lanes (the block decoder's windows, decode_tiny's and decode_window's
+                         // payloads).
+  bool avx2_lanes;       // The AVX2 kernels' lanes: also in the block decoder's windows and in
+                         // decode_tiny_bounded (from registers); decode_window takes them for every
+                         // 64-bit payload, whole steps every other payload. masked_vbyte's SSE4.1
+                         // ones: decode_tiny and decode_window only, after the 16-byte steps.
+  bool sums_after_gaps;  // Whether lenient delta decodes its gaps, then sums them in vectors
+                         // (running_sums-inl.h's SumsAfterGaps); the others fuse the sums.
 };
 
 // Tile-like values: one and two bytes; with a three-byte one among them; with a four-byte one
@@ -198,16 +200,12 @@ class KernelProbesTest : public ::testing::TestWithParam<Probed> {
 };
 
 // Long payloads in the delta formats (7,000 values, tile-like and with a five-byte varint in
-// every window): the x86 kernels here sum the gaps their decoders stored a vector at a time
-// (running_sums-inl.h: 256-bit vectors on the AVX2 kernels, 128-bit on masked_vbyte), all but the
-// last few of each 2,048-value stretch, in lenient mode; strict mode keeps the sums fused into its
-// steps, and the ARM kernels fuse them always.
+// every window): the kernels that sum after their gaps (sums_after_gaps: the x86 ones here) sum
+// the gaps their decoders stored a vector at a time (running_sums-inl.h: 256-bit vectors on the
+// AVX2 kernels, 128-bit on masked_vbyte), all but the last few of each 2,048-value stretch, in
+// lenient mode; strict mode keeps the sums fused into its steps, and the others (the ARM kernels)
+// fuse them always.
 TEST_P(KernelProbesTest, DeltaFormatsSumTheirGapsInVectors) {
-#if defined(__x86_64__)
-  constexpr bool kSumsAfterGaps = true;
-#else
-  constexpr bool kSumsAfterGaps = false;
-#endif
   const uint64_t vector_bytes = (GetParam().features & kCpuAvx2) != 0 ? 32 : 16;
   for (const auto* cycle : {&kShort, &kWithFive}) {
     std::vector<uint32_t> values;
@@ -219,7 +217,7 @@ TEST_P(KernelProbesTest, DeltaFormatsSumTheirGapsInVectors) {
         const uint64_t vectors =
             BlockDecodeCounting(probes::running_sum_vectors, format, strict, payload, values);
         const uint64_t lanes = vector_bytes / (Stores64Bits(format) ? 8 : 4);
-        if (kSumsAfterGaps && !strict) {
+        if (GetParam().sums_after_gaps && !strict) {
           EXPECT_GE(vectors, values.size() / lanes - 4);
         } else {
           EXPECT_EQ(vectors, 0u);
@@ -670,21 +668,21 @@ INSTANTIATE_TEST_SUITE_P(
     ProbedKernels, KernelProbesTest,
 #if defined(__x86_64__)
     ::testing::Values(Probed{"bmi2", &kBmi2Kernel, PBACCEL_PROBED_BMI2_FEATURES, true,
-                             StepLoopFormats::kAll, true, true},
+                             StepLoopFormats::kAll, true, true, true},
                       // The step loop (PortableBits) for every format (long payloads of five-byte
                       // varints aside: MaskedVbyteAvx2BlockDecoderTest).
                       Probed{"masked_vbyte_avx2", &kMaskedVbyteAvx2Kernel,
                              PBACCEL_PROBED_MASKED_VBYTE_AVX2_FEATURES, true, StepLoopFormats::kAll,
-                             true, true},
+                             true, true, true},
                       // The SSE4.1 lanes (varint_lanes_sse41-inl.h).
                       Probed{"masked_vbyte", &kMaskedVbyteKernel,
                              PBACCEL_PROBED_MASKED_VBYTE_FEATURES, false, StepLoopFormats::kNone,
-                             true, false}),
+                             true, false, true}),
 #else
     ::testing::Values(Probed{"neon", &kNeonKernel, PBACCEL_PROBED_NEON_FEATURES, true,
-                             StepLoopFormats::kNone, false, false},
+                             StepLoopFormats::kNone, false, false, false},
                       Probed{"sve", &kSveKernel, PBACCEL_PROBED_SVE_FEATURES, true,
-                             StepLoopFormats::kNone, false, false}),
+                             StepLoopFormats::kNone, false, false, false}),
 #endif
     [](const ::testing::TestParamInfo<Probed>& info) { return std::string(info.param.name); });
 
