@@ -156,6 +156,7 @@ class DifferentialTest : public ::testing::Test {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
+  pbaccel::internal::compat::InitializeUpstreamLogging();
   pbaccel::internal::compat::ScopedUpstreamLogHandler count_log_lines(&CountUpstreamLogLine);
   std::vector<std::string> messages;
   for (int i = 1; i < argc; ++i) {

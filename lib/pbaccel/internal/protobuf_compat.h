@@ -44,6 +44,7 @@
 #if PBACCEL_PROTOBUF_AT_LEAST(4, 22)
 #include "absl/base/log_severity.h"
 #include "absl/log/globals.h"
+#include "absl/log/initialize.h"
 #include "absl/log/log_entry.h"
 #include "absl/log/log_sink.h"
 #include "absl/log/log_sink_registry.h"
@@ -152,10 +153,21 @@ inline T* CreateOnArena(google::protobuf::Arena* arena) {
 // every line upstream logs goes to its handler instead of stderr; on destruction the previous
 // handler (or stderr) takes them again. Scopes nest; only the innermost handler sees a line.
 // Through v21 protobuf's own SetLogHandler; from v22, an Abseil log sink (Abseil's other log lines
-// are taken too) with Abseil's stderr output off while a handler is in place. Not thread-safe: for
-// tests.
+// are taken too) with Abseil's stderr output off while a handler is in place, which holds only
+// once the program has called InitializeUpstreamLogging() (below): until then Abseil writes every
+// line to stderr as well. Not thread-safe: for tests.
 using UpstreamLogHandler = void (*)(bool fatal, absl::string_view file, int line,
                                     absl::string_view message);
+
+// For a test program's main, once, before anything logs (pbaccel's differential main and fuzzer
+// call it): from v22, absl::InitializeLog(), before which Abseil writes every line to stderr
+// whatever its stderr threshold and log sinks; through v21 nothing (protobuf's SetLogHandler needs
+// none).
+inline void InitializeUpstreamLogging() {
+#if PBACCEL_PROTOBUF_AT_LEAST(4, 22)
+  absl::InitializeLog();
+#endif
+}
 
 // A handler that drops every line (as protobuf's LogSilencer did).
 inline void DropLogLine(bool, absl::string_view, int, absl::string_view) {}
