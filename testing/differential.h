@@ -11,6 +11,11 @@
 // type's generated parser when its pbaccel_cc_parser library is linked, and the reflection walk):
 // the same accept/reject decision and, when accepted, MessageDifferencer::Equals and byte-identical
 // re-serialization.
+//
+// Upstream logs some of the malformed inputs' outcomes (invalid UTF-8, missing required fields) by
+// the hundred; the comparisons drop those lines while they run. On protobuf 22 and later that holds
+// once absl::InitializeLog() has run (before it, Abseil writes every line to stderr): call it in
+// your test's main, as pbaccel_differential_test's main does.
 
 #ifndef PBACCEL_TESTING_DIFFERENTIAL_H_
 #define PBACCEL_TESTING_DIFFERENTIAL_H_

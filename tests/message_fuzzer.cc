@@ -4,22 +4,26 @@
 //
 // The first byte picks what the rest is (its value mod 8): a serialized message of one of the test
 // types (0-3) or of the real-data schemas (5: an OSM PrimitiveBlock, 6: a vector tile, 7: a pprof
-// profile), parsed by upstream and by pbaccel::ParseMessage under every supported kernel (same
-// decision, same message, same bytes; each type's generated parser is linked, so ParseMessage runs
-// it; the test types 0, 1 and 3 also as their LITE_RUNTIME twins, test2lite/test3lite, whose only
-// pbaccel parser is the generated one, compared by re-serialization), or (4) a packed varint
-// payload (decoded by every kernel in every format, both modes and three output capacities,
-// compared with the scalar reference: same status, offset, count and values; and, windows of it
-// inside the input, by the public span forms given a buffer end and by PackedView, every type
-// under every kernel, against the scalar kernel's span form without one: same status and
-// values). Every message is
-// also decoded into Arrow columns (pbaccel::DecodeToArrow) under every supported kernel, as a batch
-// of itself and an empty record, failing the batch and with bad records made null, and checked
-// against upstream (testing/columnar_check.h). Any difference aborts. tools/make_fuzz_seeds.py
-// writes the seeds (tests/fuzz_corpus), among them excerpts of the vendored real data.
+// profile; and, where the build compiles edition 2023 (protoc 27 and later: PBACCEL_FUZZ_EDITIONS),
+// a first byte of 0xF0 or more picks its Features, every feature beside its default), parsed by
+// upstream and by pbaccel::ParseMessage under every supported kernel (same decision, same message,
+// same bytes; each type's generated parser is linked, so ParseMessage runs it; the test types 0, 1
+// and 3 also as their LITE_RUNTIME twins, test2lite/test3lite, whose only pbaccel parser is the
+// generated one, compared by re-serialization), or (4) a packed varint payload (decoded by every
+// kernel in every format, both modes and three output capacities, compared with the scalar
+// reference: same status, offset, count and values; and, windows of it inside the input, by the
+// public span forms given a buffer end and by PackedView, every type under every kernel, against
+// the scalar kernel's span form without one: same status and values). Every message is also decoded
+// into Arrow columns (pbaccel::DecodeToArrow) under every supported kernel, as a batch of itself
+// and an empty record, failing the batch and with bad records made null, and checked against
+// upstream (testing/columnar_check.h). Any difference aborts. tools/make_fuzz_seeds.py writes the
+// seeds (tests/fuzz_corpus), among them excerpts of the vendored real data.
 //
 //   ./bazelw build --config=fuzz //tests:message_fuzzer
 //   bazel-bin/tests/message_fuzzer -max_total_time=60 /tmp/corpus tests/fuzz_corpus
+//
+// Against protobuf 27 (its editions included), CMake with clang: docs/protobuf_versions.md,
+// "Fuzzing against protobuf 27".
 
 #include <algorithm>
 #include <cstddef>
@@ -50,6 +54,9 @@
 #include "proto/parser_test3.pb.h"
 #include "proto/parser_test3_lite.pb.h"
 #include "proto/parser_test3_lite.pbaccel.h"
+#if defined(PBACCEL_FUZZ_EDITIONS)
+#include "proto/editions_2023.pb.h"
+#endif
 #include "proto/profile.pb.h"
 #include "proto/vector_tile.pb.h"
 #include "tests/varint_test_util.h"
@@ -255,9 +262,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       &perftools::profiles::Profile::default_instance(),
   };
   const uint8_t selector = data[0] % 8;
+  const google::protobuf::Message* type = kTypes[selector];
+#if defined(PBACCEL_FUZZ_EDITIONS)
+  const bool editions = data[0] >= 0xF0;
+  if (editions) type = &pbaccel::editions::Features::default_instance();
+#else
+  constexpr bool editions = false;
+#endif
   ++data;
   --size;
-  if (kTypes[selector] == nullptr) {
+  if (type == nullptr) {
     CheckKernels(data, size);
     const std::string diff = CheckZeroCopyForms(data, size);
     if (!diff.empty()) {
@@ -277,12 +291,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
        &pbaccel::gen::MergeThunk<pbaccel::test2lite::Recursive>},
   };
   const absl::string_view bytes(reinterpret_cast<const char*>(data), size);
-  std::string diff = pbaccel::testing::CompareWithUpstream(bytes, *kTypes[selector]);
-  if (diff.empty() && kLiteTwins[selector].prototype != nullptr) {
+  std::string diff = pbaccel::testing::CompareWithUpstream(bytes, *type);
+  if (diff.empty() && !editions && kLiteTwins[selector].prototype != nullptr) {
     diff = pbaccel::testing::CompareLiteWithUpstream(bytes, *kLiteTwins[selector].prototype,
                                                      kLiteTwins[selector].merge);
   }
-  if (diff.empty()) diff = CheckColumns(bytes, *kTypes[selector]);
+  if (diff.empty()) diff = CheckColumns(bytes, *type);
   if (!diff.empty()) {
     std::fprintf(stderr, "%s\n", diff.c_str());
     std::abort();

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Writes the fuzzer's seed corpus (tests/fuzz_corpus/): small valid and near-valid encodings for
 each target the fuzzer's first byte selects (0: test2.Everything, 1: test3.All3, 2: bench.Batch,
-3: test2.Recursive, 4: a raw packed varint payload), and excerpts of the vendored real data
-(testing/data; 5: OSMPBF.PrimitiveBlock, 6: vector_tile.Tile, 7: perftools.profiles.Profile): a real
-message with each repeated field cut to its first few elements at every level, so that the fuzzer
-starts from the real schemas' shapes at a size it mutates quickly. Deterministic; rerun to
-regenerate:
+3: test2.Recursive, 4: a raw packed varint payload; 0xF0 and up: edition 2023's Features, in builds
+on protobuf 27 and later), and excerpts of the vendored real data (testing/data; 5:
+OSMPBF.PrimitiveBlock, 6: vector_tile.Tile, 7: perftools.profiles.Profile): a real message with
+each repeated field cut to its first few elements at every level, so that the fuzzer starts from
+the real schemas' shapes at a size it mutates quickly. Deterministic; rerun to regenerate:
 
     python3 tools/make_fuzz_seeds.py tests/fuzz_corpus [testing/data]
 """
@@ -177,6 +177,44 @@ def real_data_seeds(data_dir):
     return seeds
 
 
+def editions_seeds(small, wide):
+    """Edition 2023's Features (selector 0xF0 and up, in builds on protobuf 27 and later; elsewhere
+    they read as selector 0, test2.Everything): every feature's field, set as upstream parses it
+    and set the other way (packed given expanded, expanded given packed, a delimited message given
+    a length, unknown enum values for open and closed enums, invalid UTF-8 where it is checked and
+    where not), and required_int missing."""
+    leaf = field(1, 0, varint(3)) + field(2, 2, packed([zigzag(-5), zigzag(70000)])) + \
+        field(3, 2, b"leaf")
+    basic = field(1, 0, varint(0)) + field(2, 0, varint(0)) + field(3, 0, varint(5)) + \
+        field(4, 2, "caf\u00e9".encode()) + field(5, 2, b"\xff\xfe") + field(6, 2, b"ok") + \
+        field(7, 2, b"\xc3\x28") + field(8, 2, packed(small[:12])) + \
+        b"".join(field(8, 0, varint(v)) for v in small[:3]) + \
+        b"".join(field(9, 0, varint(v)) for v in small[:4]) + field(9, 2, packed(small[4:9])) + \
+        field(10, 2, packed(wide[:6])) + field(11, 2, packed([zigzag(-7), 9, 300])) + \
+        field(12, 2, packed([1, 0, 1])) + field(13, 1, struct.pack("<d", 2.5)) + \
+        field(14, 2, struct.pack("<3I", 1, 2, 3)) + field(15, 0, varint(99)) + \
+        field(16, 2, packed([1, 77, 5])) + field(17, 0, varint(9)) + \
+        field(18, 2, packed([1, 9, 2])) + field(19, 0, varint(3)) + field(19, 2, packed([2, 8])) + \
+        field(20, 0, varint(7)) + field(21, 2, packed([1, 7, 2])) + field(22, 0, varint(42)) + \
+        field(23, 2, leaf) + field(24, 2, leaf) + field(24, 2, b"") + \
+        field(25, 3) + leaf + field(25, 4) + field(26, 3) + leaf + field(26, 4) + \
+        field(27, 2, b"view") + field(28, 2, b"a") + field(28, 2, b"b") + \
+        field(29, 2, bytes(range(8))) + field(30, 2, b"\xe2\x82") + field(31, 2, b"cord") + \
+        field(40, 0, varint(4)) + field(42, 2, leaf) + \
+        field(43, 2, field(1, 2, b"k") + field(2, 0, varint(1))) + \
+        field(44, 2, field(3, 0, varint(1)) + field(8, 2, packed(small[:5])))
+    return {
+        "editions_features": b"\xf0" + basic,
+        # Checked UTF-8 (verified, 4) invalid: upstream rejects the message.
+        "editions_invalid_utf8": b"\xf1" + field(3, 0, varint(1)) + field(4, 2, b"\xc3\x28"),
+        # The delimited submessage given a length, the length-prefixed one as a group.
+        "editions_wire_types_swapped": b"\xf2" + field(3, 0, varint(1)) + field(25, 2, leaf) +
+        field(23, 3) + leaf + field(23, 4),
+        # required_int missing, at the top and in `recursive`.
+        "editions_missing_required": b"\xf3" + field(44, 2, field(1, 0, varint(2))),
+    }
+
+
 def main(out_dir, data_dir):
     os.makedirs(out_dir, exist_ok=True)
     rng = random.Random(42)
@@ -227,6 +265,7 @@ def main(out_dir, data_dir):
         refs += [zigzag(4_000_000_000 + 977 * way)] + \
             [zigzag(rng.randrange(-300, 300)) for _ in range(3 + 4 * way)]
     seeds["payload_way_refs"] = b"\x04" + packed(refs)
+    seeds.update(editions_seeds(small, wide))
     seeds.update(real_data_seeds(data_dir))
     for name, data in seeds.items():
         with open(os.path.join(out_dir, name), "wb") as f:
