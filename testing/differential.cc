@@ -3,8 +3,10 @@
 #include "pbaccel/testing/differential.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/escaping.h"
@@ -234,6 +236,21 @@ std::string CompareLiteWithUpstream(absl::string_view bytes,
 
 namespace {
 
+// The report of the run in progress on this thread, which CountUpstreamLogLine counts into.
+thread_local DifferentialReport* g_counting_report = nullptr;
+
+// Counts a line upstream logged into the report of the run in progress; prints a fatal one too.
+void CountUpstreamLogLine(bool fatal, absl::string_view file, int line, absl::string_view message) {
+  DifferentialReport* report = g_counting_report;
+  if (report != nullptr && report->upstream_log_lines++ == 0) {
+    report->first_upstream_log_line = absl::StrCat(file, ":", line, ": ", message);
+  }
+  if (fatal) {
+    std::fprintf(stderr, "libprotobuf FATAL %s\n",
+                 absl::StrCat(file, ":", line, " ", message).c_str());
+  }
+}
+
 // The inputs of a differential run: random messages of `prototype`'s type (a generated type, or a
 // DynamicMessage twin of a LITE_RUNTIME type) interleaved, their mutations and truncations, and
 // nesting around the recursion limit; each is passed to `compare` ("" when pbaccel agrees with
@@ -242,6 +259,9 @@ template <typename Compare, typename Rejects>
 DifferentialReport RunInputs(const Message& prototype, const DifferentialOptions& options,
                              Compare compare, Rejects rejected_by_upstream) {
   DifferentialReport report;
+  // Upstream's lines while it decides the inputs (the comparisons drop their own) are counted.
+  DifferentialReport* const outer_report = std::exchange(g_counting_report, &report);
+  internal::compat::ScopedUpstreamLogHandler count(&CountUpstreamLogLine);
   for (const KernelInfo& k : DescribeKernels()) {
     if (k.supported) {
       report.kernels_run.emplace_back(k.name);
@@ -299,6 +319,7 @@ DifferentialReport RunInputs(const Message& prototype, const DifferentialOptions
       check(bytes, true);
     }
   }
+  g_counting_report = outer_report;
   return report;
 }
 

@@ -13,9 +13,9 @@
 // re-serialization.
 //
 // Upstream logs some of the malformed inputs' outcomes (invalid UTF-8, missing required fields) by
-// the hundred; the comparisons drop those lines while they run. On protobuf 22 and later that holds
-// once absl::InitializeLog() has run (before it, Abseil writes every line to stderr): call it in
-// your test's main, as pbaccel_differential_test's main does.
+// the hundred; the comparisons drop those lines and the runs count them (DifferentialReport). On
+// protobuf 22 and later that holds once absl::InitializeLog() has run (before it, Abseil writes
+// every line to stderr as well): call it in your test's main, as pbaccel_differential_test's does.
 
 #ifndef PBACCEL_TESTING_DIFFERENTIAL_H_
 #define PBACCEL_TESTING_DIFFERENTIAL_H_
@@ -53,6 +53,11 @@ struct DifferentialReport {
   std::vector<std::string> kernels_skipped;  // Registered kernels this CPU cannot run, each with
                                              // the features it lacks: "avx512 (avx512vbmi2)".
   std::vector<std::string> failures;         // Each: what differed, with the input in hex.
+  // Lines upstream logged while the run asked it which inputs it rejects (a malformed proto3
+  // string logs "invalid UTF-8 data": hundreds per run), counted here instead of printed (a fatal
+  // one is printed too); the first of them as "file:line: message", or "".
+  int upstream_log_lines = 0;
+  std::string first_upstream_log_line;
 };
 
 // `msg` serialized with map entries sorted by key: protobuf 3.21 randomizes each map's iteration
