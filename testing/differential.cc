@@ -251,6 +251,21 @@ void CountUpstreamLogLine(bool fatal, absl::string_view file, int line, absl::st
   }
 }
 
+// While alive, the lines upstream logs (outside the comparisons, which drop their own) are counted
+// into `report`; the run before it (if any) counts again afterwards.
+class CountUpstreamLogLines {
+ public:
+  explicit CountUpstreamLogLines(DifferentialReport* report)
+      : outer_(std::exchange(g_counting_report, report)) {}
+  ~CountUpstreamLogLines() { g_counting_report = outer_; }
+  CountUpstreamLogLines(const CountUpstreamLogLines&) = delete;
+  CountUpstreamLogLines& operator=(const CountUpstreamLogLines&) = delete;
+
+ private:
+  DifferentialReport* const outer_;
+  internal::compat::ScopedUpstreamLogHandler handler_{&CountUpstreamLogLine};
+};
+
 // The inputs of a differential run: random messages of `prototype`'s type (a generated type, or a
 // DynamicMessage twin of a LITE_RUNTIME type) interleaved, their mutations and truncations, and
 // nesting around the recursion limit; each is passed to `compare` ("" when pbaccel agrees with
@@ -259,9 +274,7 @@ template <typename Compare, typename Rejects>
 DifferentialReport RunInputs(const Message& prototype, const DifferentialOptions& options,
                              Compare compare, Rejects rejected_by_upstream) {
   DifferentialReport report;
-  // Upstream's lines while it decides the inputs (the comparisons drop their own) are counted.
-  DifferentialReport* const outer_report = std::exchange(g_counting_report, &report);
-  internal::compat::ScopedUpstreamLogHandler count(&CountUpstreamLogLine);
+  const CountUpstreamLogLines count(&report);
   for (const KernelInfo& k : DescribeKernels()) {
     if (k.supported) {
       report.kernels_run.emplace_back(k.name);
@@ -319,7 +332,6 @@ DifferentialReport RunInputs(const Message& prototype, const DifferentialOptions
       check(bytes, true);
     }
   }
-  g_counting_report = outer_report;
   return report;
 }
 
