@@ -4,8 +4,8 @@
 //
 // The first byte picks what the rest is (its value mod 8): a serialized message of one of the test
 // types (0-3) or of the real-data schemas (5: an OSM PrimitiveBlock, 6: a vector tile, 7: a pprof
-// profile; and, where the build compiles edition 2023 (protoc 27 and later: PBACCEL_FUZZ_EDITIONS),
-// a first byte of 0xF0 or more picks its Features, every feature beside its default), parsed by
+// profile; and, built on protobuf 27 or later, PBACCEL_PROTOBUF_HAS_EDITIONS, a first byte of 0xF0
+// or more picks proto/editions_2023.proto's Features, every feature beside its default), parsed by
 // upstream and by pbaccel::ParseMessage under every supported kernel (same decision, same message,
 // same bytes; each type's generated parser is linked, so ParseMessage runs it; the test types 0, 1
 // and 3 also as their LITE_RUNTIME twins, test2lite/test3lite, whose only pbaccel parser is the
@@ -54,7 +54,7 @@
 #include "proto/parser_test3.pb.h"
 #include "proto/parser_test3_lite.pb.h"
 #include "proto/parser_test3_lite.pbaccel.h"
-#if defined(PBACCEL_FUZZ_EDITIONS)
+#if PBACCEL_PROTOBUF_HAS_EDITIONS
 #include "proto/editions_2023.pb.h"
 #endif
 #include "proto/profile.pb.h"
@@ -263,7 +263,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   };
   const uint8_t selector = data[0] % 8;
   const google::protobuf::Message* type = kTypes[selector];
-#if defined(PBACCEL_FUZZ_EDITIONS)
+#if PBACCEL_PROTOBUF_HAS_EDITIONS
   const bool editions = data[0] >= 0xF0;
   if (editions) type = &pbaccel::editions::Features::default_instance();
 #else
