@@ -350,9 +350,11 @@ class MessageWriter {
   }
 
   bool Reusable(const FieldDescriptor* f) const {
-    if (!f->is_repeated() || f->is_map() || f->options().weak() ||
-        f->options().ctype() != google::protobuf::FieldOptions::STRING) {
-      return false;
+    if (!f->is_repeated() || f->is_map() || compat::IsWeakField(f)) return false;
+    if (f->cpp_type() == FieldDescriptor::CPPTYPE_STRING) {
+      // Only the storages WriteField parses here (a repeated VIEW field is std::strings too).
+      const StringStorage storage = StringStorageOf(f);
+      if (storage != StringStorage::kString && storage != StringStorage::kView) return false;
     }
     if (f->type() == FieldDescriptor::TYPE_MESSAGE) return generated_.count(f->message_type()) != 0;
     return f->cpp_type() == FieldDescriptor::CPPTYPE_STRING;
@@ -391,7 +393,7 @@ class MessageWriter {
   // A singular submessage (not in a oneof) of a type this file parses whose parser reuses the
   // elements of some of its fields: worth setting aside through the clear (KeptSubmessage).
   bool Kept(const FieldDescriptor* f) const {
-    if (f->is_repeated() || f->type() != FieldDescriptor::TYPE_MESSAGE || f->options().weak() ||
+    if (f->is_repeated() || f->type() != FieldDescriptor::TYPE_MESSAGE || compat::IsWeakField(f) ||
         f->real_containing_oneof() != nullptr || generated_.count(f->message_type()) == 0) {
       return false;
     }
@@ -402,7 +404,7 @@ class MessageWriter {
     // Left to upstream (no case: Delegate takes them): groups and delimited submessages
     // (TYPE_GROUP, whatever the syntax), weak fields, strings stored as Cord or StringPiece,
     // submessages without a generated parser, and some maps (WriteMap).
-    if (f->type() == FieldDescriptor::TYPE_GROUP || f->options().weak()) return;
+    if (f->type() == FieldDescriptor::TYPE_GROUP || compat::IsWeakField(f)) return;
     if (f->is_map()) {
       WriteMap(f, out);
       return;

@@ -3,6 +3,7 @@
 #include "pbaccel/internal/columnar_memory.h"
 
 #include <cstdlib>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -10,7 +11,6 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/numeric/bits.h"
-#include "absl/synchronization/mutex.h"
 
 namespace pbaccel {
 namespace internal {
@@ -23,7 +23,7 @@ constexpr int kSizeClasses = 64;
 class Cache {
  public:
   char* Take(int size_class) {
-    absl::MutexLock lock(&mutex_);
+    std::lock_guard<std::mutex> lock(mutex_);
     std::vector<char*>& blocks = free_[size_class];
     if (blocks.empty()) return nullptr;
     char* p = blocks.back();
@@ -33,19 +33,19 @@ class Cache {
   }
   bool Give(char* p, int size_class) {
     const size_t bytes = size_t{1} << size_class;
-    absl::MutexLock lock(&mutex_);
+    std::lock_guard<std::mutex> lock(mutex_);
     if (cached_ + bytes > kMaxCachedBytes) return false;
     free_[size_class].push_back(p);
     cached_ += bytes;
     return true;
   }
   size_t cached() {
-    absl::MutexLock lock(&mutex_);
+    std::lock_guard<std::mutex> lock(mutex_);
     return cached_;
   }
 
  private:
-  absl::Mutex mutex_;
+  std::mutex mutex_;
   std::vector<char*> free_[kSizeClasses] ABSL_GUARDED_BY(mutex_);
   size_t cached_ ABSL_GUARDED_BY(mutex_) = 0;
 };
@@ -60,17 +60,17 @@ int SizeClass(size_t capacity) { return absl::countr_zero(capacity); }
 class Hints {
  public:
   double Get(const void* field, int buffer) {
-    absl::MutexLock lock(&mutex_);
+    std::lock_guard<std::mutex> lock(mutex_);
     auto it = hints_.find({field, buffer});
     return it == hints_.end() ? 0 : it->second;
   }
   void Set(const void* field, int buffer, double ratio) {
-    absl::MutexLock lock(&mutex_);
+    std::lock_guard<std::mutex> lock(mutex_);
     hints_[{field, buffer}] = ratio;
   }
 
  private:
-  absl::Mutex mutex_;
+  std::mutex mutex_;
   absl::flat_hash_map<std::pair<const void*, int>, double> hints_ ABSL_GUARDED_BY(mutex_);
 };
 

@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <typeinfo>
 #include <vector>
@@ -13,7 +14,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
 #include "pbaccel/field_reader.h"
@@ -365,14 +365,14 @@ class Registry {
   }
 
   void Add(const Registration* parsers, size_t n) {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     pending_.insert(pending_.end(), parsers, parsers + n);
   }
 
   // The registration for `key`, or one with merge == nullptr.
   template <typename Lookup>
   Registration Find(const Lookup& key) {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     for (const Registration& r : pending_) by_key_[KeyOf(*r.prototype)] = r;
     pending_.clear();
     auto it = by_key_.find(key);
@@ -380,7 +380,7 @@ class Registry {
   }
 
  private:
-  absl::Mutex mu_;
+  std::mutex mu_;
   std::vector<Registration> pending_;
   absl::flat_hash_map<Key, Registration> by_key_;
 };
@@ -389,7 +389,7 @@ const google::protobuf::Descriptor* DescriptorOf(const google::protobuf::Message
   return static_cast<const google::protobuf::Message&>(prototype).GetDescriptor();
 }
 std::string NameOf(const google::protobuf::MessageLite& prototype) {
-  return prototype.GetTypeName();
+  return std::string(prototype.GetTypeName());  // absl::string_view from v30.
 }
 using FullRegistry = Registry<const google::protobuf::Descriptor*, &DescriptorOf>;
 using LiteRegistry = Registry<std::string, &NameOf>;

@@ -3,11 +3,12 @@
 #include "pbaccel/internal/message_plan.h"
 
 #include <memory>
+#include <mutex>
+#include <shared_mutex>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
-#include "absl/synchronization/mutex.h"
 #include "pbaccel/internal/field_encoding.h"
 #include "pbaccel/internal/protobuf_compat.h"
 
@@ -65,11 +66,11 @@ bool IsEnterableMessageField(const FieldDescriptor* field) {
 struct PlanCache::State {
   const MessagePlan& Get(const Descriptor* d) {
     {
-      absl::ReaderMutexLock lock(&mu_);
+      std::shared_lock<std::shared_mutex> lock(mu_);
       auto it = plans_.find(d);
       if (it != plans_.end()) return *it->second;
     }
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::shared_mutex> lock(mu_);
     Build(d);
     return *plans_.at(d);
   }
@@ -144,7 +145,7 @@ struct PlanCache::State {
     }
   }
 
-  absl::Mutex mu_;
+  std::shared_mutex mu_;
   absl::flat_hash_map<const Descriptor*, std::unique_ptr<MessagePlan>> plans_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -11,9 +11,9 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/descriptor.h"
-#include "google/protobuf/descriptor.pb.h"
 #include "google/protobuf/message.h"
 #include "pbaccel/internal/field_errors.h"
+#include "pbaccel/internal/protobuf_compat.h"
 #include "pbaccel/internal/top_level_fields.h"
 #include "pbaccel/internal/upstream_merge.h"
 #include "pbaccel/internal/wire_reader.h"
@@ -57,7 +57,7 @@ bool EnterSubmessage(const char* p, const char* end, const Level& level, int bud
   }
   const FieldDescriptor* field = level.msg->GetDescriptor()->FindFieldByNumber(wire.number);
   if (field == nullptr || field->type() != FieldDescriptor::TYPE_MESSAGE || field->is_map() ||
-      field->options().weak()) {
+      compat::IsWeakField(field)) {
     return false;
   }
   const google::protobuf::Reflection* reflection = level.msg->GetReflection();

@@ -137,7 +137,7 @@ TEST(StackTest, NestingCostsNoMoreStackThanUpstream) {
 #ifdef PBACCEL_ASAN
   GTEST_SKIP() << "AddressSanitizer moves and pads stack frames";
 #endif
-  test2::Recursive::descriptor();  // Built once, as in a program that has used the type.
+  (void)test2::Recursive::descriptor();  // Built once, as in a program that has used the type.
   // `levels` messages nest levels - 1 times: upstream's limit (100) accepts 101 and rejects more.
   for (const int levels : {100, 101, 102, 5000}) {
     const std::string input = Nested(levels);

@@ -287,7 +287,7 @@ void CheckReader(absl::string_view bytes) {
         break;
       case google::protobuf::UnknownField::TYPE_GROUP: {
         std::string body;
-        u.group().SerializeToString(&body);
+        ASSERT_TRUE(u.group().SerializeToString(&body));
         EXPECT_EQ(f.data.size() >= body.size(), true);
         break;
       }

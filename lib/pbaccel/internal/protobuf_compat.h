@@ -4,9 +4,10 @@
 // else calls these names and compiles unchanged against every release this header knows.
 //
 // Tested: protobuf 3.21.12 (Debian 12; the Bazel build) and 27.2 (the protobuf-src crate; the CMake
-// build, third_party/protobuf27). Written for the API changes announced up to v33 (README:
-// "Protobuf versions"). Each difference below is keyed on GOOGLE_PROTOBUF_VERSION and names the
-// release that made it:
+// build, third_party/protobuf27); compiled against 26.1, 30.0, 33.5 and 35.1
+// (tools/protobuf_api_check.py). Written for the API changes announced up to v35
+// (docs/protobuf_versions.md). Each difference below is keyed on GOOGLE_PROTOBUF_VERSION and
+// names the release that made it:
 //
 //   v22  StringPiece removed (inputs are absl::string_view); internal::IsStructurallyValidUTF8
 //        removed (utf8_range); protobuf logs through Abseil (stubs/logging.h removed).
@@ -14,8 +15,11 @@
 //        packedness come from feature-resolved accessors, which are right for editions files too.
 //   v27  Arena::CreateMessage deprecated (removed in v30): Arena::Create.
 //   v28  FieldDescriptor::cpp_string_type(); v30 clears ctype from options in its favour.
-//   v30  Descriptor names are absl::string_view (callers convert with std::string(...) where they
-//        need a string; nothing here depends on it).
+//   v30  Descriptor names and MessageLite::GetTypeName() are absl::string_view (callers convert
+//        with std::string(...) where they need a string).
+//   v33  FieldOptions::weak() deprecated (IsWeakField).
+//   v35  Parse and serialize functions [[nodiscard]]; its Abseil deprecates MutexLock(Mutex*)
+//        (pbaccel locks with std::mutex).
 //
 // Internal: not part of pbaccel's API.
 
@@ -131,6 +135,16 @@ inline StringStorage DeclaredStringStorage(const google::protobuf::FieldDescript
     default: return StringStorage::kString;
   }
 #endif
+}
+
+// Whether the field is declared `[weak = true]` (left to upstream wherever it is parsed). The
+// option is deprecated from v33 (weak fields are going away), so its accessor warns; this is the
+// one place that reads it.
+inline bool IsWeakField(const google::protobuf::FieldDescriptor* f) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  return f->options().weak();
+#pragma GCC diagnostic pop
 }
 
 // --- Arenas --------------------------------------------------------------------------------------
