@@ -62,10 +62,10 @@ if [ ! -f "$prefix/.complete" ]; then
   for part in bin include lib; do
     if [ -d "$built/$part" ]; then cp -a "$built/$part" "$prefix.partial/"; fi
   done
-  # pkg-config files name their install directory: name the cache's instead. (CMake's package
-  # files find their prefix relative to themselves.)
+  # pkg-config files name their install directory: name it relative to the file instead, as CMake's
+  # package files find their prefix, so the cache can move (or be copied) and still be used.
   for pc in "$prefix.partial"/lib/pkgconfig/*.pc; do
-    sed -i "s|$built|$prefix|g" "$pc"
+    sed -i "s|$built|\${pcfiledir}/../..|g" "$pc"
   done
   touch "$prefix.partial/.complete"
   mv "$prefix.partial" "$prefix"
