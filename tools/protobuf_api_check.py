@@ -17,26 +17,31 @@ that writes the code is the one of the build given (--build: a CMake build of pb
 protobuf 27 or later, for its protoc-gen-pbaccel, kernel table and testing headers), so the code is
 what that plugin decides (--plugin: another build's plugin). The downloads are kept in the project's cache (tools/cache_dir.py).
 
-  python3 tools/protobuf_api_check.py --build=build27 [--releases=26.1,30.0,33.5,35.1]
+  python3 tools/protobuf_api_check.py --build=build27 [--releases=25.1,30.0,33.5,35.1]
 """
 import argparse
 import concurrent.futures
 import glob
 import hashlib
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tarfile
+import urllib.parse
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cache_dir import cache_dir  # noqa: E402
 
 # The grpcio-tools release whose sdist carries each protobuf release (read off the sdists'
 # google/protobuf/stubs/common.h; the check verifies it), and the sdist's SHA-256 as PyPI served it
-# on 2026-12-07. Maven Central's protoc of protobuf N.M is com.google.protobuf:protoc:4.N.M.
+# on 2026-12-07. Maven Central's protoc of protobuf N.M is com.google.protobuf:protoc:3.N.M through
+# 25 and 4.N.M from 26 (the Java runtime's version).
 SDIST_OF_RELEASE = {
+    "25.1": ("1.62.3", "7c7136015c3d62c3eef493efabaf9e3380e3e66d24ee8e94c01cb71377f57833"),
     "26.1": ("1.64.0", "fa4c47897a0ddb78204456d002923294724e1b7fc87f0745528727383c2260ad"),
     "27.2": ("1.66.2", "4a36e07913d26ba5ccfd2685ba63ca97f26b08c249d2cc9e74dda37efa49d7e4"),
     "29.0": ("1.70.0", "e578fee7c1c213c8e471750d92631d00f178a15479fb2cb3b939a07fc125ccd3"),
@@ -45,7 +50,8 @@ SDIST_OF_RELEASE = {
     "33.5": ("1.81.1", "a22a3870180927fdd84e2b27d079ef5b7f5f8c6110181b6736afc17a463481f1"),
     "35.1": ("1.85.4", "85a46eb8b59c208138c36a936a7407b27d466130053ed35957b39f13a939f24b"),
 }
-DEFAULT_RELEASES = "26.1,30.0,33.5,35.1"
+DEFAULT_RELEASES = "25.1,30.0,33.5,35.1"
+PYPI_PROJECT = "https://pypi.org/pypi/grpcio-tools/json"
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # What pbaccel compiles against protobuf, besides generated code (lib/grpc.cc is gRPC's: it compiles
@@ -77,12 +83,18 @@ def fetch(release):
         shutil.rmtree(home, ignore_errors=True)
         os.makedirs(home)
         tools, sha256 = SDIST_OF_RELEASE[release]
-        run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
-             "grpcio-tools==" + tools, "-d", home])
-        sdist = os.path.join(home, "grpcio_tools-%s.tar.gz" % tools)
-        with open(sdist, "rb") as f:
-            if hashlib.sha256(f.read()).hexdigest() != sha256:
-                sys.exit("%s: %s is not the sdist this check knows" % (release, sdist))
+        # The sdist's address from PyPI's JSON API, not `pip download`, which would run the
+        # sdist's setup.py to read its metadata (and fails to on the older ones).
+        with urllib.request.urlopen(PYPI_PROJECT, timeout=120) as response:
+            files = json.load(response)["releases"][tools]
+        (url,) = [f["url"] for f in files if f["packagetype"] == "sdist"]
+        sdist = os.path.join(home, "sdist.tar.gz")
+        with urllib.request.urlopen(urllib.parse.urljoin(PYPI_PROJECT, url), timeout=600) as r:
+            data = r.read()
+        if hashlib.sha256(data).hexdigest() != sha256:
+            sys.exit("%s: grpcio-tools %s's sdist is not the one this check knows" % (release, tools))
+        with open(sdist, "wb") as f:
+            f.write(data)
         keep = {  # Where each header tree goes under include/.
             "third_party/protobuf/src/": "",
             "third_party/abseil-cpp/": "",
@@ -97,14 +109,15 @@ def fetch(release):
                         member.name = os.path.join(to, path[len(prefix):])
                         tar.extract(member, include)
         os.remove(sdist)
+        maven_version = ("3." if cpp_version(release) < 5000000 else "4.") + release
         maven = subprocess.run(
             ["mvn", "-q", "-B", "dependency:copy",
-             "-Dartifact=com.google.protobuf:protoc:4.%s:exe:linux-x86_64" % release,
+             "-Dartifact=com.google.protobuf:protoc:%s:exe:linux-x86_64" % maven_version,
              "-DoutputDirectory=" + os.path.join(home, "bin")],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if maven.returncode != 0:
             sys.exit("%s: Maven could not fetch protoc:\n%s" % (release, maven.stdout))
-        os.rename(os.path.join(home, "bin", "protoc-4.%s-linux-x86_64.exe" % release), protoc)
+        os.rename(os.path.join(home, "bin", "protoc-%s-linux-x86_64.exe" % maven_version), protoc)
         os.chmod(protoc, 0o755)
         open(os.path.join(home, "complete"), "w").close()
     with open(os.path.join(include, "google/protobuf/stubs/common.h")) as f:

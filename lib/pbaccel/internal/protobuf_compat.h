@@ -4,7 +4,7 @@
 // else calls these names and compiles unchanged against every release this header knows.
 //
 // Tested: protobuf 3.21.12 (Debian 12; the Bazel build) and 27.2 (the protobuf-src crate; the CMake
-// build, third_party/protobuf27); compiled against 26.1, 30.0, 33.5 and 35.1
+// build, third_party/protobuf27); compiled against 25.1, 30.0, 33.5 and 35.1
 // (tools/protobuf_api_check.py). Written for the API changes announced up to v35
 // (docs/protobuf_versions.md). Each difference below is keyed on GOOGLE_PROTOBUF_VERSION and
 // names the release that made it:
