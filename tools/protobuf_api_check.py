@@ -23,6 +23,7 @@ import argparse
 import concurrent.futures
 import glob
 import hashlib
+import io
 import json
 import os
 import re
@@ -75,7 +76,7 @@ def cpp_version(release):
 
 
 def fetch(release):
-    """The release's headers and protoc, downloaded once: (include dirs, protoc)."""
+    """The release's headers and protoc, downloaded once: (include directory, protoc)."""
     home = cache_dir("protobuf-api", release)
     include = os.path.join(home, "include")
     protoc = os.path.join(home, "bin", "protoc")
@@ -88,27 +89,20 @@ def fetch(release):
         with urllib.request.urlopen(PYPI_PROJECT, timeout=120) as response:
             files = json.load(response)["releases"][tools]
         (url,) = [f["url"] for f in files if f["packagetype"] == "sdist"]
-        sdist = os.path.join(home, "sdist.tar.gz")
         with urllib.request.urlopen(urllib.parse.urljoin(PYPI_PROJECT, url), timeout=600) as r:
             data = r.read()
         if hashlib.sha256(data).hexdigest() != sha256:
             sys.exit("%s: grpcio-tools %s's sdist is not the one this check knows" % (release, tools))
-        with open(sdist, "wb") as f:
-            f.write(data)
-        keep = {  # Where each header tree goes under include/.
-            "third_party/protobuf/src/": "",
-            "third_party/abseil-cpp/": "",
-            "third_party/protobuf/third_party/utf8_range/": "",
-        }
-        with tarfile.open(sdist) as tar:
+        # The header trees (and protobuf's .proto files), each rooted at include/.
+        roots = ("third_party/protobuf/src/", "third_party/abseil-cpp/",
+                 "third_party/protobuf/third_party/utf8_range/")
+        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
             for member in tar.getmembers():
-                path = member.name.split("/", 1)[-1]
-                for prefix, to in keep.items():
-                    if (member.isfile() and path.startswith(prefix) and
-                            path.endswith((".h", ".inc", ".proto"))):
-                        member.name = os.path.join(to, path[len(prefix):])
-                        tar.extract(member, include)
-        os.remove(sdist)
+                path = member.name.split("/", 1)[-1]  # Below the sdist's top directory.
+                root = next((r for r in roots if path.startswith(r)), None)
+                if root and member.isfile() and path.endswith((".h", ".inc", ".proto")):
+                    member.name = path[len(root):]
+                    tar.extract(member, include)
         maven_version = ("3." if cpp_version(release) < 5000000 else "4.") + release
         maven = subprocess.run(
             ["mvn", "-q", "-B", "dependency:copy",
