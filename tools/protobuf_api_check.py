@@ -1,21 +1,22 @@
 #!/usr/bin/env python3
 """Compiles pbaccel against the headers of protobuf releases this machine cannot build whole.
 
-The build is tested in full against protobuf 3.21 (Bazel) and 27.2 (CMake; docs/protobuf_versions.md).
-Releases past 27 removed or changed APIs again (v30: descriptor names and GetTypeName() as
-string_view; v33: FieldOptions::weak() deprecated; v35: [[nodiscard]] parse functions, and its
-Abseil deprecates the pointer-taking MutexLock), and no package here installs them. Their sources are reachable
-all the same: the grpcio-tools sdist on PyPI carries the protobuf tree (and its Abseil and utf8_range)
-it builds its protoc from, and Maven Central serves each release's protoc. This check takes both
-for a release, generates the test schemas with that protoc and pbaccel's plugin, and compiles,
-with -Wall -Werror, everything a user compiles against protobuf: the library, the plugin, the
-testing library, the differential test's main, and the generated parsers (.pbaccel.cc, which
-include protoc's .pb.h).
+The build is tested in full against protobuf 3.21 (Bazel) and 27.2 (CMake; see
+docs/protobuf_versions.md). Other releases removed or changed APIs again (v30: descriptor names
+and GetTypeName() as string_view; v33: FieldOptions::weak() deprecated; v35: [[nodiscard]] parse
+functions, and its Abseil deprecates the pointer-taking MutexLock), and no package here installs
+them. Their sources are reachable all the same: the grpcio-tools sdist on PyPI carries the protobuf
+tree (and its Abseil and utf8_range) it builds its protoc from, and Maven Central serves each
+release's protoc. This check takes both for a release, generates the test schemas with that protoc
+and pbaccel's plugin, and compiles, with -Wall -Werror, everything a user compiles against
+protobuf: the library, the plugin, the testing library, the differential test's main, and the
+generated parsers (.pbaccel.cc, which include protoc's .pb.h).
 
 It compiles, it does not link or run: the release's semantics are not checked here, and the plugin
 that writes the code is the one of the build given (--build: a CMake build of pbaccel against
-protobuf 27 or later, for its protoc-gen-pbaccel, kernel table and testing headers), so the code is
-what that plugin decides (--plugin: another build's plugin). The downloads are kept in the project's cache (tools/cache_dir.py).
+protobuf 27 or later, with tests, for its protoc-gen-pbaccel, kernel table, testing headers and
+LITE_RUNTIME schemas; --plugin: another build's plugin), so the code is what that plugin decides.
+The downloads are kept in the project's cache (tools/cache_dir.py).
 
   python3 tools/protobuf_api_check.py --build=build27 [--releases=25.1,30.0,33.5,35.1]
 """
@@ -92,7 +93,7 @@ def fetch(release):
         with urllib.request.urlopen(urllib.parse.urljoin(PYPI_PROJECT, url), timeout=600) as r:
             data = r.read()
         if hashlib.sha256(data).hexdigest() != sha256:
-            sys.exit("%s: grpcio-tools %s's sdist is not the one this check knows" % (release, tools))
+            sys.exit("%s: grpcio-tools %s's sdist is not the one pinned here" % (release, tools))
         # The header trees (and protobuf's .proto files), each rooted at include/.
         roots = ("third_party/protobuf/src/", "third_party/abseil-cpp/",
                  "third_party/protobuf/third_party/utf8_range/")
@@ -148,12 +149,12 @@ def check(release, build, plugin, jobs):
         run([protoc, "--plugin=protoc-gen-pbaccel=" + plugin, "-I" + root, "-I" + ROOT,
              "-I" + include, "--cpp_out=" + gen, "--pbaccel_out=" + gen] + files, cwd=root,
             stderr=subprocess.DEVNULL)  # Style warnings of the schemas, not this check's business.
-    # The plugin's code (which includes protoc's headers); protoc's own .pb.cc is upstream's business.
+    # The plugin's code (which includes protoc's headers); protoc's own .pb.cc is upstream's.
     generated = sorted(glob.glob(gen + "/**/*.pbaccel.cc", recursive=True))
     # The release's headers as system headers, as an installed protobuf's CMake package gives them:
     # their own warnings (33.5's map_field.h calls a constructor it deprecates) are not pbaccel's.
-    flags = ["-std=c++17", "-Wall", "-Werror", "-isystem", include, "-I" + ROOT + "/lib", "-I" + ROOT,
-             "-I" + os.path.join(build, "pbaccel_generated"),
+    flags = ["-std=c++17", "-Wall", "-Werror", "-isystem", include, "-I" + ROOT + "/lib",
+             "-I" + ROOT, "-I" + os.path.join(build, "pbaccel_generated"),
              "-I" + os.path.join(build, "pbaccel_testing_include"), "-I" + gen]
     failed = []
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
@@ -161,9 +162,10 @@ def check(release, build, plugin, jobs):
             if rc != 0:
                 failed.append(source)
                 print("--- %s, protobuf %s:\n%s" % (source, release, err[:4000]), file=sys.stderr)
+    total = len(SOURCES) + len(generated)
     print("protobuf %s: %d of %d sources compile (-Wall -Werror), %d of them written by "
-          "protoc-gen-pbaccel beside protoc %s's code" % (release, len(SOURCES) + len(generated) - len(failed),
-                                         len(SOURCES) + len(generated), len(generated), release))
+          "protoc-gen-pbaccel beside protoc %s's code" %
+          (release, total - len(failed), total, len(generated), release))
     return not failed
 
 
