@@ -137,6 +137,26 @@ TEST(EditionsTest, CordBytesGoToUpstream) {
   EXPECT_EQ(DelegatingParses(bytes), 1u);
 }
 
+// A repeated CORD field is std::strings in the generated class of every release, which protobuf 30
+// and later tell by cpp_string_type() alone (FieldOptions::ctype() is cleared): handed to upstream
+// like a singular one, and none of its old elements taken for reuse, fresh or in place.
+TEST(EditionsTest, RepeatedCordBytesGoToUpstream) {
+  const std::string bytes = kRequired + Bytes(32, "one") + Bytes(28, "view") + Bytes(32, "two");
+  const Upstream u = ParseUpstream(bytes);
+  ASSERT_TRUE(u.accepted);
+  ASSERT_EQ(u.message.cord_list_size(), 2);
+  ExpectSameAsUpstream(bytes);
+  EXPECT_EQ(DelegatingParses(bytes), 1u);
+  Features reused;
+  ASSERT_TRUE(ParseMessage(kRequired + Bytes(32, "old and longer") + Bytes(32, "x") +
+                               Bytes(32, "y") + Bytes(28, "a"),
+                           &reused)
+                  .ok());
+  ASSERT_TRUE(ParseMessage(bytes, &reused).ok());
+  EXPECT_EQ(testing::DeterministicSerialization(reused),
+            testing::DeterministicSerialization(u.message));
+}
+
 TEST(EditionsTest, PackedAndExpandedEncodingsEitherWay) {
   // Each repeated scalar takes both encodings, whatever its declared one (8 packed, 9 expanded).
   for (const int number : {8, 9, 10, 11, 12, 16}) {
