@@ -9,7 +9,6 @@
 
 #include "absl/container/flat_hash_map.h"
 
-#include "absl/base/thread_annotations.h"
 #include "absl/numeric/bits.h"
 
 namespace pbaccel {
@@ -45,9 +44,11 @@ class Cache {
   }
 
  private:
+  // std::mutex, not absl::Mutex: Abseil has no lock form that is deprecated in none of the releases
+  // protobuf builds with (docs/protobuf_versions.md). Guards everything below it.
   std::mutex mutex_;
-  std::vector<char*> free_[kSizeClasses] ABSL_GUARDED_BY(mutex_);
-  size_t cached_ ABSL_GUARDED_BY(mutex_) = 0;
+  std::vector<char*> free_[kSizeClasses];
+  size_t cached_ = 0;
 };
 
 Cache& TheCache() {
@@ -70,8 +71,8 @@ class Hints {
   }
 
  private:
-  std::mutex mutex_;
-  absl::flat_hash_map<std::pair<const void*, int>, double> hints_ ABSL_GUARDED_BY(mutex_);
+  std::mutex mutex_;  // Guards hints_.
+  absl::flat_hash_map<std::pair<const void*, int>, double> hints_;
 };
 
 Hints& TheHints() {

@@ -7,7 +7,6 @@
 #include <shared_mutex>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "pbaccel/internal/field_encoding.h"
 #include "pbaccel/internal/protobuf_compat.h"
@@ -77,7 +76,7 @@ struct PlanCache::State {
 
   // Builds plans for `root` and every type reachable from it that has none yet. REQUIRES: mu_
   // held exclusively.
-  void Build(const Descriptor* root) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+  void Build(const Descriptor* root) {
     std::vector<const Descriptor*> fresh;
     std::vector<const Descriptor*> stack{root};
     while (!stack.empty()) {
@@ -145,8 +144,8 @@ struct PlanCache::State {
     }
   }
 
-  std::shared_mutex mu_;
-  absl::flat_hash_map<const Descriptor*, std::unique_ptr<MessagePlan>> plans_ ABSL_GUARDED_BY(mu_);
+  std::shared_mutex mu_;  // Guards plans_ (std::, as columnar_memory.cc says why).
+  absl::flat_hash_map<const Descriptor*, std::unique_ptr<MessagePlan>> plans_;
 };
 
 PlanCache::PlanCache() : state_(std::make_unique<State>()) {}
