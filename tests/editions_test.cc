@@ -80,6 +80,16 @@ uint64_t DelegatingParses(const std::string& bytes) {
   return gen::FullRequiredFieldChecksForTesting() - before;
 }
 
+// pbaccel's parse of `bytes` in place of a message that held `old` gives `expected`.
+void ExpectSameInPlaceOf(const std::string& old, const std::string& bytes,
+                         const Features& expected) {
+  Features reused;
+  ASSERT_TRUE(ParseMessage(old, &reused).ok());
+  ASSERT_TRUE(ParseMessage(bytes, &reused).ok());
+  EXPECT_EQ(testing::DeterministicSerialization(reused),
+            testing::DeterministicSerialization(expected));
+}
+
 TEST(EditionsTest, GeneratedParserIsLinked) {
   Features msg;
   EXPECT_TRUE(HasGeneratedParser(msg));
@@ -118,14 +128,9 @@ TEST(EditionsTest, ViewStringsAreParsedByTheGeneratedParser) {
   ExpectSameAsUpstream(bytes);
   EXPECT_EQ(DelegatingParses(bytes), 0u);
   // Parsed in place of a message holding other strings: the same.
-  Features reused;
-  ASSERT_TRUE(ParseMessage(kRequired + Bytes(27, "old and longer") + Bytes(28, "a") +
-                               Bytes(28, "b") + Bytes(28, "c"),
-                           &reused)
-                  .ok());
-  ASSERT_TRUE(ParseMessage(bytes, &reused).ok());
-  EXPECT_EQ(testing::DeterministicSerialization(reused),
-            testing::DeterministicSerialization(u.message));
+  ExpectSameInPlaceOf(
+      kRequired + Bytes(27, "old and longer") + Bytes(28, "a") + Bytes(28, "b") + Bytes(28, "c"),
+      bytes, u.message);
 }
 
 TEST(EditionsTest, CordBytesGoToUpstream) {
@@ -147,14 +152,9 @@ TEST(EditionsTest, RepeatedCordBytesGoToUpstream) {
   ASSERT_EQ(u.message.cord_list_size(), 2);
   ExpectSameAsUpstream(bytes);
   EXPECT_EQ(DelegatingParses(bytes), 1u);
-  Features reused;
-  ASSERT_TRUE(ParseMessage(kRequired + Bytes(32, "old and longer") + Bytes(32, "x") +
-                               Bytes(32, "y") + Bytes(28, "a"),
-                           &reused)
-                  .ok());
-  ASSERT_TRUE(ParseMessage(bytes, &reused).ok());
-  EXPECT_EQ(testing::DeterministicSerialization(reused),
-            testing::DeterministicSerialization(u.message));
+  ExpectSameInPlaceOf(
+      kRequired + Bytes(32, "old and longer") + Bytes(32, "x") + Bytes(32, "y") + Bytes(28, "a"),
+      bytes, u.message);
 }
 
 TEST(EditionsTest, PackedAndExpandedEncodingsEitherWay) {
