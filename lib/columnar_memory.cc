@@ -44,8 +44,8 @@ class Cache {
   }
 
  private:
-  // std::mutex, not absl::Mutex: Abseil has no lock form that is deprecated in none of the releases
-  // protobuf builds with (docs/protobuf_versions.md). Guards everything below it.
+  // std::mutex, not absl::Mutex: no absl::MutexLock constructor compiles without a deprecation
+  // warning on every Abseil protobuf ships with (docs/protobuf_versions.md, v35). Guards the rest.
   std::mutex mutex_;
   std::vector<char*> free_[kSizeClasses];
   size_t cached_ = 0;

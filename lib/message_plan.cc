@@ -144,7 +144,7 @@ struct PlanCache::State {
     }
   }
 
-  std::shared_mutex mu_;  // Guards plans_ (std::, as columnar_memory.cc says why).
+  std::shared_mutex mu_;  // Guards plans_ (not absl::Mutex: docs/protobuf_versions.md, v35).
   absl::flat_hash_map<const Descriptor*, std::unique_ptr<MessagePlan>> plans_;
 };
 
