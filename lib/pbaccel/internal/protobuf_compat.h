@@ -116,16 +116,36 @@ enum class StringStorage {
   kView,         // Edition 2023's `(pb.cpp).string_type = VIEW`: no mutable_x() for singular ones.
   kCord,         // absl::Cord (`ctype = CORD` or `string_type = CORD`).
   kStringPiece,  // `ctype = STRING_PIECE`: protobuf's internal representation.
+  kPrivate,      // A std::string behind private accessors: a storage the release's C++ code does
+                 // not implement (from v28, CORD on a repeated, extension or `string` field).
 };
 
 // The storage of a string or bytes field as its declaration states it before editions features
 // (ctype), or, from v28, as the runtime resolves it. Protobuf 27 resolves `string_type` only in
 // protoc: a code generator asks its CodeGenerator for the resolved features instead.
+//
+// From v28 the runtime stores a CORD it does not implement as a std::string and protoc hides that
+// field's accessors. Which fields: v28-29 hide where the declared ctype differs from the storage
+// (cpp_string_type()), which a `string_type` feature alone never does; v30 folds ctype into the
+// feature and hides by the feature (IsStringFieldWithPrivatizedAccessors, the generator's own
+// test).
 inline StringStorage DeclaredStringStorage(const google::protobuf::FieldDescriptor* f) {
+#if PBACCEL_PROTOBUF_AT_LEAST(6, 30)
+  if (google::protobuf::internal::cpp::IsStringFieldWithPrivatizedAccessors(*f)) {
+    return StringStorage::kPrivate;
+  }
+#endif
 #if PBACCEL_PROTOBUF_AT_LEAST(5, 28)
-  switch (f->cpp_string_type()) {
-    case google::protobuf::FieldDescriptor::CppStringType::kView: return StringStorage::kView;
-    case google::protobuf::FieldDescriptor::CppStringType::kCord: return StringStorage::kCord;
+  using CppStringType = google::protobuf::FieldDescriptor::CppStringType;
+  const CppStringType storage = f->cpp_string_type();
+#if !PBACCEL_PROTOBUF_AT_LEAST(6, 30)
+  const auto effective = storage == CppStringType::kCord ? google::protobuf::FieldOptions::CORD
+                                                         : google::protobuf::FieldOptions::STRING;
+  if (f->options().ctype() != effective) return StringStorage::kPrivate;
+#endif
+  switch (storage) {
+    case CppStringType::kView: return StringStorage::kView;
+    case CppStringType::kCord: return StringStorage::kCord;
     default: return StringStorage::kString;
   }
 #else
