@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Prints the install prefix of a protobuf release no package here installs (30 and later), built
+first when the cache does not hold it yet. The one command a CMake build of pbaccel against such
+a release needs:
+
+  cmake -S . -B build33 -DCMAKE_PREFIX_PATH="$(python3 third_party/protobuf_release/prefix.py 33.5)"
+
+The sources are the grpcio-tools sdist's, the protoc Maven Central's (tools/protobuf_sdist.py: both
+pinned and verified). The sdist carries protobuf's tree without its CMake files; CMakeLists.txt
+beside this file compiles protobuf's own source lists (static, Release, C++17) with the Abseil and
+utf8_range the sdist carries and installs them as protobuf's CMake package would
+(protobuf::libprotobuf, protobuf::libprotoc, protobuf::protoc, absl::*, utf8_range::*). Protobuf
+27 comes from the protobuf-src crate instead (third_party/protobuf27/prefix.sh), whose tree has
+protobuf's own CMake build.
+
+The prefix is kept in the project's cache (tools/cache_dir.py), keyed by release:
+
+  ${PBACCEL_CACHE:-~/.cache/pbaccel}/protobuf-release-<release>
+
+Progress on stderr; stdout is only the prefix. Needs cmake, ninja, g++, PyPI and Maven Central.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "tools"))
+import protobuf_sdist  # noqa: E402
+from cache_dir import cache_dir  # noqa: E402
+
+
+def build(release, prefix, jobs):
+    work = prefix + ".work"
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    with tarfile.open(protobuf_sdist.sdist(release)) as tar:
+        top = tar.getmembers()[0].name.split("/", 1)[0]
+        tar.extractall(work, filter="data")
+    source = os.path.join(work, top)
+    protobuf_sdist.check_headers(os.path.join(source, protobuf_sdist.PROTOBUF_TREE, "src"), release)
+    partial = prefix + ".partial"
+    shutil.rmtree(partial, ignore_errors=True)
+    print("prefix.py: building protobuf %s from grpcio-tools %s's sdist; once per cache" %
+          (release, protobuf_sdist.SDIST_OF_RELEASE[release][0]), file=sys.stderr)
+    out = sys.stderr.fileno()
+    subprocess.run(["cmake", "-S", HERE, "-B", os.path.join(work, "build"), "-G", "Ninja",
+                    "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_INSTALL_PREFIX=" + partial,
+                    "-DPBACCEL_SDIST=" + source, "-DPBACCEL_RELEASE=" + release,
+                    "-DPBACCEL_PROTOC=" + protobuf_sdist.protoc(release)],
+                   check=True, stdout=out)
+    subprocess.run(["cmake", "--build", os.path.join(work, "build"), "--target", "install",
+                    "--parallel", str(jobs)], check=True, stdout=out)
+    open(os.path.join(partial, ".complete"), "w").close()
+    os.rename(partial, prefix)
+    shutil.rmtree(work)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("release", help="of: " + ", ".join(protobuf_sdist.SDIST_OF_RELEASE))
+    parser.add_argument("--jobs", type=int, default=os.cpu_count())
+    args = parser.parse_args()
+    protobuf_sdist.known(args.release)
+    prefix = cache_dir("protobuf-release-" + args.release)
+    if not os.path.exists(os.path.join(prefix, ".complete")):
+        build(args.release, prefix, args.jobs)
+    print(prefix)
+
+
+if __name__ == "__main__":
+    main()
