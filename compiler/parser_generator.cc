@@ -847,7 +847,13 @@ google::protobuf::Edition ParserGenerator::GetMinimumEdition() const {
   return google::protobuf::Edition::EDITION_PROTO2;
 }
 google::protobuf::Edition ParserGenerator::GetMaximumEdition() const {
+#if PBACCEL_PROTOBUF_AT_LEAST(6, 32)
+  // Edition 2024 from protobuf 32, where protoc's C++ generator takes it; none later until the
+  // suite has run on it (docs/protobuf_versions.md, "Editions").
+  return google::protobuf::Edition::EDITION_2024;
+#else
   return google::protobuf::Edition::EDITION_2023;
+#endif
 }
 // pb.cpp (legacy_closed_enum, string_type): resolved by protoc for the descriptors it passes.
 std::vector<const FieldDescriptor*> ParserGenerator::GetFeatureExtensions() const {

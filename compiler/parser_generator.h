@@ -20,7 +20,8 @@
 // Every decision it makes about a field comes from the descriptor's resolved semantics (enum
 // closedness, UTF-8 validation, packedness, presence, delimited encoding, the C++ string storage):
 // the same code serves proto2, proto3 and, with protobuf 27 and later, editions files (it declares
-// editions support up to edition 2023, with protobuf's C++ feature extension `pb.cpp`).
+// editions support up to edition 2023, or 2024 built against protobuf 32 and later, with
+// protobuf's C++ feature extension `pb.cpp`).
 //
 // Parameters: none.
 

@@ -44,3 +44,9 @@ LITE_DIFFERENTIAL_MESSAGES = [
 EDITIONS_2023_MESSAGES = [
     "pbaccel.editions.Features",
 ]
+
+# Edition 2024 (proto/editions_2024.proto): protoc 32 or later, so the CMake build on protobuf 33.5.
+EDITION_2024_MESSAGES = [
+    "pbaccel.editions2024.Strings",
+    "pbaccel.editions2024.Leaf",
+]

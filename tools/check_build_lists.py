@@ -38,6 +38,7 @@ CMAKE_ONLY = {
     "realdata_bench_check": "//bench:realdata's checks, run once against this build's protobuf",
     "build_lists_test": "this check",
     "editions_test": "edition 2023 needs protoc 27: the CMake build on protobuf 27",
+    "editions_2024_test": "edition 2024 needs protoc 32: the CMake build on protobuf 33.5",
     "kernel_isa_aarch64_test": "the AArch64 kernels' object code: the CMake cross build (Bazel "
                                "builds x86-64 only here; //tests:kernel_isa_test scans those)",
 }
@@ -45,6 +46,7 @@ CMAKE_ONLY = {
 # Test protos that only one build compiles, and why.
 PROTO_EXCEPTIONS = {
     "editions_2023.proto": "edition 2023 needs protoc 27: the CMake build on protobuf 27 only",
+    "editions_2024.proto": "edition 2024 needs protoc 32: the CMake build on protobuf 33.5 only",
 }
 
 

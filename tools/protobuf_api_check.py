@@ -87,6 +87,10 @@ def check(release, build, plugin, jobs):
                      glob.glob("tests/*.proto", root_dir=ROOT))
     if protobuf_sdist.cpp_version(release) < 5027000:  # Before 27 protoc takes editions files only when told to.
         schemas.remove("proto/editions_2023.proto")
+    # Edition 2024: protoc 32 and later, and a plugin that declares it (the build compiled it).
+    built_2024 = os.path.exists(os.path.join(build, "cmake/tests/gen/proto/editions_2024.pb.h"))
+    if protobuf_sdist.cpp_version(release) < 6032000 or not built_2024:
+        schemas.remove("proto/editions_2024.proto")
     lite_schemas = sorted(os.path.relpath(p, lite) for p in glob.glob(lite + "/proto/*.proto"))
     if not lite_schemas:
         sys.exit("no LITE_RUNTIME twins under %s: is --build a CMake build with tests?" % lite)
