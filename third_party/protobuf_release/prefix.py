@@ -13,13 +13,15 @@ utf8_range the sdist carries and installs them as protobuf's CMake package would
 27 comes from the protobuf-src crate instead (third_party/protobuf27/prefix.sh), whose tree has
 protobuf's own CMake build.
 
-The prefix is kept in the project's cache (tools/cache_dir.py), keyed by release:
+The prefix is kept in the project's cache (tools/cache_dir.py), keyed by release and by the
+build's own files (a change to them builds a new prefix):
 
-  ${PBACCEL_CACHE:-~/.cache/pbaccel}/protobuf-release-<release>
+  ${PBACCEL_CACHE:-~/.cache/pbaccel}/protobuf-release-<release>-<hash of this directory's files>
 
 Progress on stderr; stdout is only the prefix. Needs cmake, ninja, g++, PyPI and Maven Central.
 """
 import argparse
+import hashlib
 import os
 import shutil
 import subprocess
@@ -58,13 +60,24 @@ def build(release, prefix, jobs):
     shutil.rmtree(work)
 
 
+def build_files_hash():
+    """The first 12 hex digits of the SHA-256 of this directory's build files (names and bytes)."""
+    digest = hashlib.sha256()
+    for name in sorted(os.listdir(HERE)):
+        if name == "CMakeLists.txt" or name.endswith((".cmake.in", ".py")):
+            digest.update(name.encode() + b"\0")
+            with open(os.path.join(HERE, name), "rb") as f:
+                digest.update(f.read())
+    return digest.hexdigest()[:12]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("release", help="of: " + ", ".join(protobuf_sdist.SDIST_OF_RELEASE))
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
     args = parser.parse_args()
     protobuf_sdist.known(args.release)
-    prefix = cache_dir("protobuf-release-" + args.release)
+    prefix = cache_dir("protobuf-release-%s-%s" % (args.release, build_files_hash()))
     if not os.path.exists(os.path.join(prefix, ".complete")):
         build(args.release, prefix, args.jobs)
     print(prefix)
