@@ -123,15 +123,7 @@ TEST(Editions2024Test, CordBytesGoToUpstream) {
   }
 }
 
-TEST(Editions2024Test, Differential) {
-  testing::DifferentialOptions options;
-  options.iterations = 60;
-  const testing::DifferentialReport report =
-      testing::RunDifferential(Strings::default_instance(), options);
-  EXPECT_TRUE(report.generated_parser);
-  EXPECT_GT(report.valid_cases, 0u);
-  for (const std::string& f : report.failures) ADD_FAILURE() << f;
-}
+TEST(Editions2024Test, Differential) { ExpectDifferentialPasses<Strings>(60); }
 
 }  // namespace
 }  // namespace pbaccel

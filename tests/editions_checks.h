@@ -1,8 +1,8 @@
 // Copyright 2026 The pbaccel Authors.
 //
 // Checks the editions tests (editions_test.cc, editions_2024_test.cc) make of a generated parser,
-// for any message type M with one: how many parses sent a field to upstream, and a parse in place
-// of older contents.
+// for any message type M with one: how many parses sent a field to upstream, a parse in place of
+// older contents, and the differential test's random messages.
 
 #ifndef PBACCEL_TESTS_EDITIONS_CHECKS_H_
 #define PBACCEL_TESTS_EDITIONS_CHECKS_H_
@@ -37,6 +37,19 @@ void ExpectSameInPlaceOf(const std::string& old, const std::string& bytes, const
   ASSERT_TRUE(ParseMessage(bytes, &reused).ok());
   EXPECT_EQ(testing::DeterministicSerialization(reused),
             testing::DeterministicSerialization(expected));
+}
+
+// The differential test (testing/differential.h) on `iterations` random M messages: the generated
+// parser took them, some were valid, and none differed from upstream.
+template <typename M>
+void ExpectDifferentialPasses(int iterations) {
+  testing::DifferentialOptions options;
+  options.iterations = iterations;
+  const testing::DifferentialReport report =
+      testing::RunDifferential(M::default_instance(), options);
+  EXPECT_TRUE(report.generated_parser);
+  EXPECT_GT(report.valid_cases, 0u);
+  for (const std::string& f : report.failures) ADD_FAILURE() << f;
 }
 
 }  // namespace pbaccel
