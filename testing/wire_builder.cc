@@ -74,5 +74,12 @@ std::string LengthDelimitedField(int field_number, absl::string_view payload) {
   return out;
 }
 
+std::string VarintField(int field_number, uint64_t value) {
+  std::string out;
+  AppendTag(static_cast<uint64_t>(field_number), 0, &out);
+  AppendVarint(value, &out);
+  return out;
+}
+
 }  // namespace testing
 }  // namespace pbaccel

@@ -57,6 +57,9 @@ std::string EncodePacked(absl::Span<const uint64_t> values);
 // string): tag (wire type 2), length, payload.
 std::string LengthDelimitedField(int field_number, absl::string_view payload);
 
+// Varint field `field_number` holding `value`: tag (wire type 0), canonical varint.
+std::string VarintField(int field_number, uint64_t value);
+
 // ZigZag encodings and decodings, as protobuf's WireFormatLite defines them. The 32-bit decoding
 // reads the low 32 bits of a wire value.
 inline uint64_t ZigZagEncode32(int32_t v) {

@@ -371,14 +371,7 @@ TEST_P(ColumnarTest, ClosedEnumsAsUpstream) {
 }
 
 using testing::LengthDelimitedField;
-
-// Varint field `number` holding `value`.
-std::string VarintField(int number, uint64_t value) {
-  std::string out;
-  testing::AppendTag(static_cast<uint64_t>(number), 0, &out);
-  testing::AppendVarint(value, &out);
-  return out;
-}
+using testing::VarintField;
 
 // Builds parser_test2.proto into `pool`, then `file_text` (a FileDescriptorProto in text format,
 // depending on it): types of a pool of their own, as Python and Spark users load them.

@@ -24,6 +24,7 @@ namespace {
 
 using editions2024::Strings;
 using testing::LengthDelimitedField;
+using testing::VarintField;
 
 // Whether M's generated class has mutable_view_string() / mutable_std_string().
 template <typename M, typename = void>
@@ -43,12 +44,7 @@ static_assert(!HasMutableViewString<Strings>::value, "edition 2024 strings are V
 static_assert(HasMutableStdString<Strings>::value, "string_type = STRING keeps mutable_x()");
 
 // The required field (1): a parse that delegates nothing then checks no required field by a walk.
-std::string Required() {
-  std::string out;
-  testing::AppendTag(1, 0, &out);
-  testing::AppendVarint(7, &out);
-  return out;
-}
+const std::string kRequired = VarintField(1, 7);
 
 std::string Leaf(const std::string& label, const std::string& tag) {
   return LengthDelimitedField(2, label) + LengthDelimitedField(3, tag);
@@ -65,7 +61,7 @@ TEST(Editions2024Test, GeneratedParserIsLinked) {
 
 TEST(Editions2024Test, DefaultViewStringsAreParsedByTheGeneratedParser) {
   const std::string bytes =
-      Required() + LengthDelimitedField(2, "view") + LengthDelimitedField(3, "one") +
+      kRequired + LengthDelimitedField(2, "view") + LengthDelimitedField(3, "one") +
       LengthDelimitedField(3, "two") + LengthDelimitedField(4, std::string("\xFF\x00", 2)) +
       LengthDelimitedField(6, "std") + LengthDelimitedField(7, "std list") +
       LengthDelimitedField(12, Leaf("leaf", "t")) + LengthDelimitedField(13, Leaf("a", "b")) +
@@ -80,7 +76,7 @@ TEST(Editions2024Test, DefaultViewStringsAreParsedByTheGeneratedParser) {
   EXPECT_EQ(DelegatingParses<Strings>(bytes), 0u);
   // In place of a message holding other strings (and more elements): the same.
   ExpectSameInPlaceOf<Strings>(
-      Required() + LengthDelimitedField(2, "old and longer") + LengthDelimitedField(3, "a") +
+      kRequired + LengthDelimitedField(2, "old and longer") + LengthDelimitedField(3, "a") +
           LengthDelimitedField(3, "b") + LengthDelimitedField(3, "c") +
           LengthDelimitedField(13, Leaf("x", "y")) + LengthDelimitedField(13, Leaf("z", "w")),
       bytes, upstream);
@@ -96,7 +92,7 @@ TEST(Editions2024Test, Utf8ValidationOfViewStrings) {
                                      std::pair{LengthDelimitedField(12, Leaf(invalid, "t")), false},
                                      std::pair{LengthDelimitedField(5, invalid), true},
                                      std::pair{LengthDelimitedField(4, invalid), true}}) {
-    const std::string bytes = Required() + field;
+    const std::string bytes = kRequired + field;
     Strings upstream;
     EXPECT_EQ(upstream.ParseFromString(bytes), valid);
     ExpectSameAsUpstream(bytes);
@@ -110,14 +106,14 @@ TEST(Editions2024Test, Utf8ValidationOfViewStrings) {
 // private accessors (compat::DeclaredStringStorage's kPrivate). Both go to upstream.
 TEST(Editions2024Test, CordBytesGoToUpstream) {
   for (const int number : {8, 9}) {
-    const std::string bytes = Required() + LengthDelimitedField(number, "a cord") +
+    const std::string bytes = kRequired + LengthDelimitedField(number, "a cord") +
                               LengthDelimitedField(3, "view") +
                               LengthDelimitedField(number, "another");
     Strings upstream;
     ASSERT_TRUE(upstream.ParseFromString(bytes));
     ExpectSameAsUpstream(bytes);
     EXPECT_EQ(DelegatingParses<Strings>(bytes), 1u) << "field " << number;
-    ExpectSameInPlaceOf<Strings>(Required() + LengthDelimitedField(number, "old and longer") +
+    ExpectSameInPlaceOf<Strings>(kRequired + LengthDelimitedField(number, "old and longer") +
                                      LengthDelimitedField(3, "a") + LengthDelimitedField(3, "b"),
                                  bytes, upstream);
   }

@@ -24,36 +24,19 @@ namespace {
 using editions::Features;
 using testing::AppendTag;
 using testing::AppendVarint;
+using testing::LengthDelimitedField;
+using testing::VarintField;
 
-constexpr int kVarint = 0;
-constexpr int kLengthDelimited = 2;
 constexpr int kStartGroup = 3;
 constexpr int kEndGroup = 4;
 
-// Field `number` holding `payload`, length-delimited.
-std::string Bytes(int number, const std::string& payload) {
-  std::string out;
-  AppendTag(static_cast<uint64_t>(number), kLengthDelimited, &out);
-  AppendVarint(payload.size(), &out);
-  return out + payload;
-}
-
-std::string Varint(int number, uint64_t value) {
-  std::string out;
-  AppendTag(static_cast<uint64_t>(number), kVarint, &out);
-  AppendVarint(value, &out);
-  return out;
-}
-
 // A packed field of varints.
 std::string Packed(int number, std::initializer_list<uint64_t> values) {
-  std::string payload;
-  for (const uint64_t v : values) AppendVarint(v, &payload);
-  return Bytes(number, payload);
+  return LengthDelimitedField(number, testing::EncodePacked(values));
 }
 
 // The required field, so that a parse that delegates nothing checks no required field by a walk.
-const std::string kRequired = Varint(3, 7);
+const std::string kRequired = VarintField(3, 7);
 
 // Upstream's verdict and result on `bytes`, and pbaccel's agreement on every kernel and path.
 struct Upstream {
@@ -79,27 +62,29 @@ TEST(EditionsTest, Utf8ValidationByFeature) {
   const std::string invalid = "ab\xC0\xAF";  // An overlong encoding of '/'.
   // Validated by default, singular and repeated; not with utf8_validation = NONE.
   for (const int number : {4, 6}) {
-    const std::string bytes = kRequired + Bytes(number, invalid);
+    const std::string bytes = kRequired + LengthDelimitedField(number, invalid);
     EXPECT_FALSE(ParseUpstream(bytes).accepted) << "field " << number;
     ExpectSameAsUpstream(bytes);
   }
   for (const int number : {5, 7, 30}) {
-    const std::string bytes = kRequired + Bytes(number, invalid);
+    const std::string bytes = kRequired + LengthDelimitedField(number, invalid);
     EXPECT_TRUE(ParseUpstream(bytes).accepted) << "field " << number;
     ExpectSameAsUpstream(bytes);
     EXPECT_EQ(DelegatingParses<Features>(bytes), 0u) << "field " << number;
   }
   // VIEW strings are validated too (field 27 singular, 28 repeated, 41 in the oneof).
   for (const int number : {27, 28, 41}) {
-    const std::string bytes = kRequired + Bytes(number, invalid);
+    const std::string bytes = kRequired + LengthDelimitedField(number, invalid);
     EXPECT_FALSE(ParseUpstream(bytes).accepted) << "field " << number;
     ExpectSameAsUpstream(bytes);
   }
 }
 
 TEST(EditionsTest, ViewStringsAreParsedByTheGeneratedParser) {
-  const std::string bytes = kRequired + Bytes(27, "view") + Bytes(28, "one") + Bytes(28, "two") +
-                            Bytes(29, std::string("\xFF\x00", 2)) + Bytes(41, "choice");
+  const std::string bytes = kRequired + LengthDelimitedField(27, "view") +
+                            LengthDelimitedField(28, "one") + LengthDelimitedField(28, "two") +
+                            LengthDelimitedField(29, std::string("\xFF\x00", 2)) +
+                            LengthDelimitedField(41, "choice");
   const Upstream u = ParseUpstream(bytes);
   ASSERT_TRUE(u.accepted);
   EXPECT_EQ(u.message.view_string(), "view");
@@ -108,13 +93,14 @@ TEST(EditionsTest, ViewStringsAreParsedByTheGeneratedParser) {
   ExpectSameAsUpstream(bytes);
   EXPECT_EQ(DelegatingParses<Features>(bytes), 0u);
   // Parsed in place of a message holding other strings: the same.
-  ExpectSameInPlaceOf(
-      kRequired + Bytes(27, "old and longer") + Bytes(28, "a") + Bytes(28, "b") + Bytes(28, "c"),
-      bytes, u.message);
+  ExpectSameInPlaceOf(kRequired + LengthDelimitedField(27, "old and longer") +
+                          LengthDelimitedField(28, "a") + LengthDelimitedField(28, "b") +
+                          LengthDelimitedField(28, "c"),
+                      bytes, u.message);
 }
 
 TEST(EditionsTest, CordBytesGoToUpstream) {
-  const std::string bytes = kRequired + Bytes(31, "a cord");
+  const std::string bytes = kRequired + LengthDelimitedField(31, "a cord");
   const Upstream u = ParseUpstream(bytes);
   ASSERT_TRUE(u.accepted);
   EXPECT_EQ(std::string(u.message.cord_bytes()), "a cord");
@@ -127,22 +113,24 @@ TEST(EditionsTest, CordBytesGoToUpstream) {
 // cleared from 30): handed to upstream like a singular one, and none of its old elements taken for
 // reuse, fresh or in place.
 TEST(EditionsTest, RepeatedCordBytesGoToUpstream) {
-  const std::string bytes = kRequired + Bytes(32, "one") + Bytes(28, "view") + Bytes(32, "two");
+  const std::string bytes = kRequired + LengthDelimitedField(32, "one") +
+                            LengthDelimitedField(28, "view") + LengthDelimitedField(32, "two");
   const Upstream u = ParseUpstream(bytes);
   ASSERT_TRUE(u.accepted);
   ASSERT_EQ(u.message.cord_list_size(), 2);
   ExpectSameAsUpstream(bytes);
   EXPECT_EQ(DelegatingParses<Features>(bytes), 1u);
-  ExpectSameInPlaceOf(
-      kRequired + Bytes(32, "old and longer") + Bytes(32, "x") + Bytes(32, "y") + Bytes(28, "a"),
-      bytes, u.message);
+  ExpectSameInPlaceOf(kRequired + LengthDelimitedField(32, "old and longer") +
+                          LengthDelimitedField(32, "x") + LengthDelimitedField(32, "y") +
+                          LengthDelimitedField(28, "a"),
+                      bytes, u.message);
 }
 
 TEST(EditionsTest, PackedAndExpandedEncodingsEitherWay) {
   // Each repeated scalar takes both encodings, whatever its declared one (8 packed, 9 expanded).
   for (const int number : {8, 9, 10, 11, 12, 16}) {
     std::string bytes = kRequired + Packed(number, {1, 300, 70000, 5});
-    bytes += Varint(number, 9) + Varint(number, 127);
+    bytes += VarintField(number, 9) + VarintField(number, 127);
     const Upstream u = ParseUpstream(bytes);
     EXPECT_TRUE(u.accepted) << "field " << number;
     ExpectSameAsUpstream(bytes);
@@ -157,13 +145,14 @@ TEST(EditionsTest, PackedAndExpandedEncodingsEitherWay) {
   msg.add_expanded_ints(2);
   const std::string bytes = msg.SerializeAsString();
   EXPECT_NE(bytes.find(Packed(8, {1, 2})), std::string::npos);
-  EXPECT_NE(bytes.find(Varint(9, 1) + Varint(9, 2)), std::string::npos);
+  EXPECT_NE(bytes.find(VarintField(9, 1) + VarintField(9, 2)), std::string::npos);
   ExpectSameAsUpstream(bytes);
   // Long packed payloads go to the kernels, in both paths (the reflection walk takes them from
   // 64 bytes, in messages of 512 bytes or more).
   std::string payload;
   for (int i = 0; i < 600; ++i) AppendVarint(static_cast<uint64_t>(i) * 37, &payload);
-  for (const int number : {8, 9, 10}) ExpectSameAsUpstream(kRequired + Bytes(number, payload));
+  for (const int number : {8, 9, 10})
+    ExpectSameAsUpstream(kRequired + LengthDelimitedField(number, payload));
 }
 
 TEST(EditionsTest, OpenAndClosedEnums) {
@@ -180,7 +169,7 @@ TEST(EditionsTest, OpenAndClosedEnums) {
     for (const bool packed : {false, true}) {
       if (packed && !c.repeated)
         continue;  // A singular field's packed record is a wrong wire type.
-      const std::string field = packed ? Packed(c.number, {1, 99, 2}) : Varint(c.number, 99);
+      const std::string field = packed ? Packed(c.number, {1, 99, 2}) : VarintField(c.number, 99);
       const std::string bytes = kRequired + field;
       const Upstream u = ParseUpstream(bytes);
       ASSERT_TRUE(u.accepted);
@@ -189,7 +178,7 @@ TEST(EditionsTest, OpenAndClosedEnums) {
       ExpectSameAsUpstream(bytes);
       // Known values only: no field goes to upstream.
       const std::string known =
-          kRequired + (packed ? Packed(c.number, {1, 2}) : Varint(c.number, 1));
+          kRequired + (packed ? Packed(c.number, {1, 2}) : VarintField(c.number, 1));
       EXPECT_EQ(DelegatingParses<Features>(known), 0u) << "field " << c.number;
     }
   }
@@ -198,17 +187,17 @@ TEST(EditionsTest, OpenAndClosedEnums) {
 TEST(EditionsTest, Presence) {
   // Explicit: a zero is present. Implicit: a zero is not (and is not re-serialized).
   {
-    const std::string bytes = kRequired + Varint(1, 0) + Varint(2, 0);
+    const std::string bytes = kRequired + VarintField(1, 0) + VarintField(2, 0);
     const Upstream u = ParseUpstream(bytes);
     ASSERT_TRUE(u.accepted);
     EXPECT_TRUE(u.message.has_explicit_int());
-    EXPECT_EQ(u.message.SerializeAsString(), Varint(1, 0) + kRequired);
+    EXPECT_EQ(u.message.SerializeAsString(), VarintField(1, 0) + kRequired);
     ExpectSameAsUpstream(bytes);
     EXPECT_EQ(DelegatingParses<Features>(bytes), 0u);
   }
   // Legacy required: missing fails ParseMessage, passes ParsePartialMessage.
   {
-    const std::string bytes = Varint(1, 5);
+    const std::string bytes = VarintField(1, 5);
     EXPECT_FALSE(ParseUpstream(bytes).accepted);
     ExpectSameAsUpstream(bytes);
     Features msg;
@@ -220,7 +209,7 @@ TEST(EditionsTest, Presence) {
 TEST(EditionsTest, DelimitedSubmessages) {
   // message_encoding = DELIMITED: the submessage between start- and end-group tags.
   std::string leaf;
-  leaf += Varint(1, 42);
+  leaf += VarintField(1, 42);
   leaf += Packed(2, {3, 4, 5});
   for (const int number : {25, 26}) {
     std::string field;
@@ -232,7 +221,7 @@ TEST(EditionsTest, DelimitedSubmessages) {
     ASSERT_TRUE(u.accepted) << "field " << number;
     ExpectSameAsUpstream(bytes);
     // Length-delimited instead: not this field's encoding, so an unknown field.
-    const std::string wrong = kRequired + Bytes(number, leaf);
+    const std::string wrong = kRequired + LengthDelimitedField(number, leaf);
     const Upstream w = ParseUpstream(wrong);
     ASSERT_TRUE(w.accepted);
     EXPECT_FALSE(w.message.GetReflection()->GetUnknownFields(w.message).empty());
@@ -241,7 +230,8 @@ TEST(EditionsTest, DelimitedSubmessages) {
     ExpectSameAsUpstream(kRequired + field.substr(0, field.size() - 1));
   }
   // A length-delimited submessage, for contrast: the generated parser's own case.
-  const std::string child = kRequired + Bytes(23, leaf) + Bytes(24, leaf);
+  const std::string child =
+      kRequired + LengthDelimitedField(23, leaf) + LengthDelimitedField(24, leaf);
   ExpectSameAsUpstream(child);
   EXPECT_EQ(DelegatingParses<Features>(child), 0u);
 }
