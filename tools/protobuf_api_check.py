@@ -34,6 +34,8 @@ from cache_dir import cache_dir  # noqa: E402
 
 # 33.5 is built and tested whole (third_party/protobuf_release); these three span the rest.
 DEFAULT_RELEASES = "25.1,30.0,35.1"
+# The editions schemas, and the first protobuf release whose protoc takes each (without a flag).
+EDITION_SCHEMAS = {"proto/editions_2023.proto": 27, "proto/editions_2024.proto": 32}
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # What pbaccel compiles against protobuf, besides generated code (lib/grpc.cc is gRPC's: it compiles
@@ -85,12 +87,13 @@ def check(release, build, plugin, jobs):
     lite = os.path.join(build, "cmake/tests/lite_protos")
     schemas = sorted(glob.glob("proto/*.proto", root_dir=ROOT) +
                      glob.glob("tests/*.proto", root_dir=ROOT))
-    if protobuf_sdist.cpp_version(release) < 5027000:  # Before 27 protoc takes editions files only when told to.
-        schemas.remove("proto/editions_2023.proto")
-    # Edition 2024: protoc 32 and later, and a plugin that declares it (the build compiled it).
-    built_2024 = os.path.exists(os.path.join(build, "cmake/tests/gen/proto/editions_2024.pb.h"))
-    if protobuf_sdist.cpp_version(release) < 6032000 or not built_2024:
-        schemas.remove("proto/editions_2024.proto")
+    # An editions schema where the release's protoc takes it and the build compiled it (its plugin
+    # declares that edition).
+    for schema, first_release in EDITION_SCHEMAS.items():
+        generated = os.path.join(build, "cmake/tests/gen", schema[:-len(".proto")] + ".pb.h")
+        built = os.path.exists(generated)
+        if int(release.split(".")[0]) < first_release or not built:
+            schemas.remove(schema)
     lite_schemas = sorted(os.path.relpath(p, lite) for p in glob.glob(lite + "/proto/*.proto"))
     if not lite_schemas:
         sys.exit("no LITE_RUNTIME twins under %s: is --build a CMake build with tests?" % lite)
