@@ -13,10 +13,15 @@ utf8_range the sdist carries and installs them as protobuf's CMake package would
 27 comes from the protobuf-src crate instead (third_party/protobuf27/prefix.sh), whose tree has
 protobuf's own CMake build.
 
-The prefix is kept in the project's cache (tools/cache_dir.py), keyed by release and by the
+  prefix.py 33.5 --asan   the same libraries compiled with AddressSanitizer, for builds of pbaccel
+                          under ASan: a RepeatedField's capacity annotations and Abseil's
+                          hash-table layout agree only when protobuf and Abseil are instrumented
+                          too. protoc is the release's own either way.
+
+The prefix is kept in the project's cache (tools/cache_dir.py), keyed by release, variant and the
 build's own files (a change to them builds a new prefix):
 
-  ${PBACCEL_CACHE:-~/.cache/pbaccel}/protobuf-release-<release>-<hash of this directory's files>
+  ${PBACCEL_CACHE:-~/.cache/pbaccel}/protobuf-release-<release>[-asan]-<hash of this directory's files>
 
 Progress on stderr; stdout is only the prefix. Needs cmake, ninja, g++, PyPI and Maven Central.
 """
@@ -34,7 +39,11 @@ import protobuf_sdist  # noqa: E402
 from cache_dir import cache_dir  # noqa: E402
 
 
-def build(release, prefix, jobs):
+# The compiler flags of each variant (--asan: AddressSanitizer, frame pointers kept for its stacks).
+FLAGS_OF_VARIANT = {"": "", "-asan": "-fsanitize=address -fno-omit-frame-pointer"}
+
+
+def build(release, variant, prefix, jobs):
     work = prefix + ".work"
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
@@ -45,13 +54,15 @@ def build(release, prefix, jobs):
     protobuf_sdist.check_headers(os.path.join(source, protobuf_sdist.PROTOBUF_TREE, "src"), release)
     partial = prefix + ".partial"
     shutil.rmtree(partial, ignore_errors=True)
-    print("prefix.py: building protobuf %s from grpcio-tools %s's sdist; once per cache" %
-          (release, protobuf_sdist.SDIST_OF_RELEASE[release][0]), file=sys.stderr)
+    print("prefix.py: building protobuf %s%s from grpcio-tools %s's sdist; once per cache" %
+          (release, variant, protobuf_sdist.SDIST_OF_RELEASE[release][0]), file=sys.stderr)
+    flags = FLAGS_OF_VARIANT[variant]
     out = sys.stderr.fileno()
     subprocess.run(["cmake", "-S", HERE, "-B", os.path.join(work, "build"), "-G", "Ninja",
                     "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_INSTALL_PREFIX=" + partial,
                     "-DPBACCEL_SDIST=" + source, "-DPBACCEL_RELEASE=" + release,
-                    "-DPBACCEL_PROTOC=" + protobuf_sdist.protoc(release)],
+                    "-DPBACCEL_PROTOC=" + protobuf_sdist.protoc(release),
+                    "-DCMAKE_C_FLAGS=" + flags, "-DCMAKE_CXX_FLAGS=" + flags],
                    check=True, stdout=out)
     subprocess.run(["cmake", "--build", os.path.join(work, "build"), "--target", "install",
                     "--parallel", str(jobs)], check=True, stdout=out)
@@ -74,12 +85,15 @@ def build_files_hash():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("release", help="of: " + ", ".join(protobuf_sdist.SDIST_OF_RELEASE))
+    parser.add_argument("--asan", action="store_true",
+                        help="compile with AddressSanitizer (a prefix of its own)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
     args = parser.parse_args()
     protobuf_sdist.known(args.release)
-    prefix = cache_dir("protobuf-release-%s-%s" % (args.release, build_files_hash()))
+    variant = "-asan" if args.asan else ""
+    prefix = cache_dir("protobuf-release-%s%s-%s" % (args.release, variant, build_files_hash()))
     if not os.path.exists(os.path.join(prefix, ".complete")):
-        build(args.release, prefix, args.jobs)
+        build(args.release, variant, prefix, args.jobs)
     print(prefix)
 
 
