@@ -5,7 +5,9 @@
 // The first byte picks what the rest is (its value mod 8): a serialized message of one of the test
 // types (0-3) or of the real-data schemas (5: an OSM PrimitiveBlock, 6: a vector tile, 7: a pprof
 // profile; and, built on protobuf 27 or later, PBACCEL_PROTOBUF_HAS_EDITIONS, a first byte of 0xF0
-// or more picks proto/editions_2023.proto's Features, every feature beside its default), parsed by
+// or more picks proto/editions_2023.proto's Features, every feature beside its default, and in
+// builds that compiled proto/editions_2024.proto, PBACCEL_TEST_EDITION_2024, one of 0xF8 or more
+// its Strings, VIEW strings and CORD fields among them), parsed by
 // upstream and by pbaccel::ParseMessage under every supported kernel (same decision, same message,
 // same bytes; each type's generated parser is linked, so ParseMessage runs it; the test types 0, 1
 // and 3 also as their LITE_RUNTIME twins, test2lite/test3lite, whose only pbaccel parser is the
@@ -22,8 +24,8 @@
 //   ./bazelw build --config=fuzz //tests:message_fuzzer
 //   bazel-bin/tests/message_fuzzer -max_total_time=60 /tmp/corpus tests/fuzz_corpus
 //
-// Against protobuf 27 (its editions included), CMake with clang: docs/protobuf_versions.md,
-// "Fuzzing against protobuf 27".
+// Against protobuf 33.5 (editions 2023 and 2024 included), CMake with clang:
+// docs/protobuf_versions.md, "Fuzzing against protobuf 33.5".
 
 #include <algorithm>
 #include <cstddef>
@@ -56,6 +58,9 @@
 #include "proto/parser_test3_lite.pbaccel.h"
 #if PBACCEL_PROTOBUF_HAS_EDITIONS
 #include "proto/editions_2023.pb.h"
+#endif
+#if PBACCEL_TEST_EDITION_2024
+#include "proto/editions_2024.pb.h"
 #endif
 #include "proto/profile.pb.h"
 #include "proto/vector_tile.pb.h"
@@ -266,6 +271,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 #if PBACCEL_PROTOBUF_HAS_EDITIONS
   const bool editions = data[0] >= 0xF0;
   if (editions) type = &pbaccel::editions::Features::default_instance();
+#if PBACCEL_TEST_EDITION_2024
+  if (data[0] >= 0xF8) type = &pbaccel::editions2024::Strings::default_instance();
+#endif
 #else
   constexpr bool editions = false;
 #endif

@@ -2,7 +2,7 @@
 """Writes the fuzzer's seed corpus (tests/fuzz_corpus/): small valid and near-valid encodings for
 each target the fuzzer's first byte selects (0: test2.Everything, 1: test3.All3, 2: bench.Batch,
 3: test2.Recursive, 4: a raw packed varint payload; 0xF0 and up: edition 2023's Features, in builds
-on protobuf 27 and later), and excerpts of the vendored real data (testing/data; 5:
+on protobuf 27 and later; 0xF8 and up: edition 2024's Strings, in builds that compiled it), and excerpts of the vendored real data (testing/data; 5:
 OSMPBF.PrimitiveBlock, 6: vector_tile.Tile, 7: perftools.profiles.Profile): a real message with
 each repeated field cut to its first few elements at every level, so that the fuzzer starts from
 the real schemas' shapes at a size it mutates quickly. Deterministic; rerun to regenerate:
@@ -215,6 +215,34 @@ def editions_seeds(small, wide):
     }
 
 
+def edition_2024_seeds():
+    """Edition 2024's Strings (selector 0xF8 and up, in builds that compiled
+    proto/editions_2024.proto; elsewhere they read as edition 2023's Features or, before protobuf
+    27, selector 0): every field, VIEW strings (the edition's default) beside STRING and CORD ones,
+    unverified and invalid UTF-8, a closed enum's unknown value, both oneof members, a map key
+    given twice, and required_int missing."""
+    leaf = field(1, 0, varint(4)) + field(2, 2, b"leaf") + field(3, 2, b"t1") + field(3, 2, b"")
+    strings = field(1, 0, varint(1)) + field(2, 2, b"view") + field(3, 2, b"a") + \
+        field(3, 2, "\u00e9t\u00e9".encode()) + field(4, 2, bytes(range(250, 256))) + \
+        field(5, 2, b"\xc3\x28") + field(6, 2, b"std") + field(7, 2, b"x") + field(7, 2, b"") + \
+        field(8, 2, b"\xffcord") + field(9, 2, b"c1") + field(9, 2, b"c2") + \
+        field(10, 2, packed([zigzag(-9), zigzag(1 << 40), 0])) + field(11, 2, packed([1, 3, 2])) + \
+        field(11, 0, varint(7)) + field(12, 2, leaf) + field(13, 2, leaf) + field(13, 2, b"") + \
+        field(20, 2, b"choice") + field(21, 2, leaf) + \
+        field(22, 2, field(1, 2, b"k") + field(2, 2, b"v1")) + \
+        field(22, 2, field(1, 2, b"k") + field(2, 2, b"v2"))
+    return {
+        "editions_2024_strings": b"\xf8" + strings,
+        # A VIEW string's UTF-8 checked (the edition's default): upstream rejects the message.
+        "editions_2024_invalid_utf8": b"\xf9" + field(1, 0, varint(1)) + field(3, 2, b"\xe2\x82"),
+        # The same bytes where nothing checks them: the unverified string and the bytes fields.
+        "editions_2024_unverified": b"\xfa" + field(1, 0, varint(1)) + field(5, 2, b"\xe2\x82") +
+        field(4, 2, b"\xe2\x82") + field(8, 2, b"\xe2\x82") + field(9, 2, b"\xe2\x82"),
+        # required_int missing, at the top; a child's strings set.
+        "editions_2024_missing_required": b"\xfb" + field(12, 2, leaf) + field(21, 2, leaf),
+    }
+
+
 def main(out_dir, data_dir):
     os.makedirs(out_dir, exist_ok=True)
     rng = random.Random(42)
@@ -266,6 +294,7 @@ def main(out_dir, data_dir):
             [zigzag(rng.randrange(-300, 300)) for _ in range(3 + 4 * way)]
     seeds["payload_way_refs"] = b"\x04" + packed(refs)
     seeds.update(editions_seeds(small, wide))
+    seeds.update(edition_2024_seeds())
     seeds.update(real_data_seeds(data_dir))
     for name, data in seeds.items():
         with open(os.path.join(out_dir, name), "wb") as f:
