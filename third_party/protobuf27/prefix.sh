@@ -16,12 +16,8 @@
 #   ${PBACCEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pbaccel}/protobuf-src-<version>-cxx17
 #
 # and reused from there by later runs (CI, other checkouts); cargo's own build directory is deleted
-# once the copy is complete.
-#
-#   prefix.sh --asan    the libraries only (no protoc: cxx17-asan.cmake), compiled with
-#                       AddressSanitizer (key suffix -asan), for builds under ASan: a RepeatedField's
-#                       capacity annotations and Abseil's hash-table layout agree only when protobuf
-#                       and Abseil are instrumented too.
+# once the copy is complete. (Builds under ASan use an instrumented protobuf 33.5:
+# third_party/protobuf_release/prefix.py --asan.)
 #
 # Needs cargo, cmake, g++ and crates.io. A cold build took 7-8 minutes on 2 cores (progress on
 # stderr; stdout is only the prefix).
@@ -31,18 +27,8 @@ cache=${PBACCEL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pbaccel}
 version=$(awk '/^name = "protobuf-src"$/ { getline; gsub(/[" ]/, "", $0); sub(/^version=/, "", $0); print; exit }' \
   "$here/Cargo.lock")
 [ -n "$version" ] || { echo "prefix.sh: no protobuf-src version in $here/Cargo.lock" >&2; exit 1; }
+[ $# -eq 0 ] || { echo "usage: prefix.sh" >&2; exit 2; }
 variant=cxx17
-flags=""
-toolchain="$here/cxx17.cmake"
-case "${1:-}" in
-  "") ;;
-  --asan)
-    variant=cxx17-asan
-    flags="-fsanitize=address -fno-omit-frame-pointer"
-    toolchain="$here/cxx17-asan.cmake"
-    ;;
-  *) echo "usage: prefix.sh [--asan]" >&2; exit 2 ;;
-esac
 prefix="$cache/protobuf-src-$version-$variant"
 
 if [ ! -f "$prefix/.complete" ]; then
@@ -50,10 +36,8 @@ if [ ! -f "$prefix/.complete" ]; then
   mkdir -p "$cache"
   target="$cache/cargo-target-$version-$variant"
   echo "prefix.sh: building protobuf $version ($variant) with cargo (protobuf-src); once per cache" >&2
-  # CFLAGS and CXXFLAGS reach CMake through the cmake crate, LDFLAGS through CMake itself.
   built=$(CARGO_TARGET_DIR="$target" NUM_JOBS="${NUM_JOBS:-$(nproc)}" \
-    CMAKE_TOOLCHAIN_FILE="$toolchain" CFLAGS="$flags" CXXFLAGS="$flags" LDFLAGS="$flags" \
-    cargo run --quiet --release --locked --manifest-path "$here/Cargo.toml")
+    CMAKE_TOOLCHAIN_FILE="$here/cxx17.cmake" cargo run --quiet --release --locked --manifest-path "$here/Cargo.toml")
   [ -f "$built/lib/cmake/protobuf/protobuf-config.cmake" ] ||
     { echo "prefix.sh: cargo's build left no protobuf CMake package under $built" >&2; exit 1; }
   rm -rf "$prefix" "$prefix.partial"
