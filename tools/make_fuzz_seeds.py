@@ -2,10 +2,11 @@
 """Writes the fuzzer's seed corpus (tests/fuzz_corpus/): small valid and near-valid encodings for
 each target the fuzzer's first byte selects (0: test2.Everything, 1: test3.All3, 2: bench.Batch,
 3: test2.Recursive, 4: a raw packed varint payload; 0xF0 and up: edition 2023's Features, in builds
-on protobuf 27 and later; 0xF8 and up: edition 2024's Strings, in builds that compiled it), and excerpts of the vendored real data (testing/data; 5:
-OSMPBF.PrimitiveBlock, 6: vector_tile.Tile, 7: perftools.profiles.Profile): a real message with
-each repeated field cut to its first few elements at every level, so that the fuzzer starts from
-the real schemas' shapes at a size it mutates quickly. Deterministic; rerun to regenerate:
+on protobuf 27 and later; 0xF8 and up: edition 2024's Strings, in builds that compiled it), and
+excerpts of the vendored real data (testing/data; 5: OSMPBF.PrimitiveBlock, 6: vector_tile.Tile,
+7: perftools.profiles.Profile): a real message with each repeated field cut to its first few
+elements at every level, so that the fuzzer starts from the real schemas' shapes at a size it
+mutates quickly. Deterministic; rerun to regenerate:
 
     python3 tools/make_fuzz_seeds.py tests/fuzz_corpus [testing/data]
 """

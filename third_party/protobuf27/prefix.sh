@@ -37,7 +37,8 @@ if [ ! -f "$prefix/.complete" ]; then
   target="$cache/cargo-target-$version-$variant"
   echo "prefix.sh: building protobuf $version ($variant) with cargo (protobuf-src); once per cache" >&2
   built=$(CARGO_TARGET_DIR="$target" NUM_JOBS="${NUM_JOBS:-$(nproc)}" \
-    CMAKE_TOOLCHAIN_FILE="$here/cxx17.cmake" cargo run --quiet --release --locked --manifest-path "$here/Cargo.toml")
+    CMAKE_TOOLCHAIN_FILE="$here/cxx17.cmake" \
+    cargo run --quiet --release --locked --manifest-path "$here/Cargo.toml")
   [ -f "$built/lib/cmake/protobuf/protobuf-config.cmake" ] ||
     { echo "prefix.sh: cargo's build left no protobuf CMake package under $built" >&2; exit 1; }
   rm -rf "$prefix" "$prefix.partial"

@@ -21,7 +21,7 @@ protobuf's own CMake build.
 The prefix is kept in the project's cache (tools/cache_dir.py), keyed by release, variant and the
 build's own files (a change to them builds a new prefix):
 
-  ${PBACCEL_CACHE:-~/.cache/pbaccel}/protobuf-release-<release>[-asan]-<hash of this directory's files>
+  ${PBACCEL_CACHE:-~/.cache/pbaccel}/protobuf-release-<release>[-asan]-<hash of this dir's files>
 
 Progress on stderr; stdout is only the prefix. Needs cmake, ninja, g++, PyPI and Maven Central.
 """
