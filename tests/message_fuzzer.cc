@@ -64,6 +64,7 @@
 #endif
 #include "proto/profile.pb.h"
 #include "proto/vector_tile.pb.h"
+#include "tests/message_fuzzer.h"
 #include "tests/varint_test_util.h"
 
 namespace {
@@ -244,17 +245,9 @@ struct LiteTwin {
   pbaccel::gen::MergeFn merge;
 };
 
-}  // namespace
-
-// Once per process, before any input (libFuzzer calls it; so does fuzz_corpus_main.cc): upstream's
-// log lines go where the comparisons' handlers send them (dropped), not to stderr.
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  pbaccel::internal::compat::InitializeUpstreamLogging();
-  return 0;
-}
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (size == 0) return 0;
+// The type an input's bytes after the first are parsed as, chosen by its first byte (the file
+// comment); nullptr: a raw packed varint payload.
+const google::protobuf::Message* InputType(uint8_t first) {
   // Indexed by the selector mod 8; 4 (a raw payload) has no type.
   static const google::protobuf::Message* const kTypes[8] = {
       &pbaccel::test2::Everything::default_instance(),
@@ -266,14 +259,35 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       &vector_tile::Tile::default_instance(),
       &perftools::profiles::Profile::default_instance(),
   };
-  const uint8_t selector = data[0] % 8;
-  const google::protobuf::Message* type = kTypes[selector];
-#if PBACCEL_PROTOBUF_HAS_EDITIONS
-  const bool editions = data[0] >= 0xF0;
-  if (editions) type = &pbaccel::editions::Features::default_instance();
 #if PBACCEL_TEST_EDITION_2024
-  if (data[0] >= 0xF8) type = &pbaccel::editions2024::Strings::default_instance();
+  if (first >= 0xF8) return &pbaccel::editions2024::Strings::default_instance();
 #endif
+#if PBACCEL_PROTOBUF_HAS_EDITIONS
+  if (first >= 0xF0) return &pbaccel::editions::Features::default_instance();
+#endif
+  return kTypes[first % 8];
+}
+
+}  // namespace
+
+std::string FuzzInputTypeName(uint8_t first) {
+  const google::protobuf::Message* type = InputType(first);
+  return type == nullptr ? "payload" : std::string(type->GetDescriptor()->full_name());
+}
+
+// Once per process, before any input (libFuzzer calls it; so does fuzz_corpus_main.cc): upstream's
+// log lines go where the comparisons' handlers send them (dropped), not to stderr.
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  pbaccel::internal::compat::InitializeUpstreamLogging();
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const google::protobuf::Message* type = InputType(data[0]);
+  const uint8_t selector = data[0] % 8;
+#if PBACCEL_PROTOBUF_HAS_EDITIONS
+  const bool editions = data[0] >= 0xF0;  // An editions type: no LITE_RUNTIME twin.
 #else
   constexpr bool editions = false;
 #endif

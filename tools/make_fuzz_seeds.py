@@ -6,7 +6,9 @@ on protobuf 27 and later; 0xF8 and up: edition 2024's Strings, in builds that co
 excerpts of the vendored real data (testing/data; 5: OSMPBF.PrimitiveBlock, 6: vector_tile.Tile,
 7: perftools.profiles.Profile): a real message with each repeated field cut to its first few
 elements at every level, so that the fuzzer starts from the real schemas' shapes at a size it
-mutates quickly. Deterministic; rerun to regenerate:
+mutates quickly. Also writes tests/fuzz_corpus_types.txt beside the directory: the type of each
+file of the corpus (hand-added regressions included) by its first byte, for every build, which
+fuzz_corpus_test checks. Deterministic; rerun to regenerate:
 
     python3 tools/make_fuzz_seeds.py tests/fuzz_corpus [testing/data]
 """
@@ -244,6 +246,38 @@ def edition_2024_seeds():
     }
 
 
+# The type of each first byte mod 8 (tests/message_fuzzer.cc's InputType; 4: a raw payload).
+PLAIN_TYPES = ["pbaccel.test2.Everything", "pbaccel.test3.All3", "pbaccel.bench.Batch",
+               "pbaccel.test2.Recursive", "payload", "OSMPBF.PrimitiveBlock", "vector_tile.Tile",
+               "perftools.profiles.Profile"]
+
+
+def input_types(first):
+    """The "feature=type" choices for an input starting with `first`, in the order the fuzzer
+    takes them: the first feature the build compiled ("-": every build) names the type."""
+    choices = []
+    if first >= 0xF8:
+        choices.append("edition_2024=pbaccel.editions2024.Strings")
+    if first >= 0xF0:
+        choices.append("editions=pbaccel.editions.Features")
+    return choices + ["-=" + PLAIN_TYPES[first % 8]]
+
+
+def write_manifest(path, corpus_dir):
+    """Every file of the corpus, the generated seeds and those added by hand (the fuzzer's findings,
+    kept as regressions), by its first byte."""
+    seeds = {}
+    for name in os.listdir(corpus_dir):
+        with open(os.path.join(corpus_dir, name), "rb") as f:
+            seeds[name] = f.read(1)
+    with open(path, "w") as f:
+        f.write("# Written by tools/make_fuzz_seeds.py: each seed of fuzz_corpus/ and the type the\n"
+                "# fuzzer parses it as, the first choice whose feature the build compiled\n"
+                "# (fuzz_corpus_test --with=FEATURE; '-': every build).\n")
+        for name in sorted(seeds):
+            f.write("%s %s\n" % (name, " ".join(input_types(seeds[name][0]))))
+
+
 def main(out_dir, data_dir):
     os.makedirs(out_dir, exist_ok=True)
     rng = random.Random(42)
@@ -300,6 +334,8 @@ def main(out_dir, data_dir):
     for name, data in seeds.items():
         with open(os.path.join(out_dir, name), "wb") as f:
             f.write(data)
+    write_manifest(os.path.join(os.path.dirname(os.path.abspath(out_dir)),
+                                os.path.basename(os.path.normpath(out_dir)) + "_types.txt"), out_dir)
 
 
 if __name__ == "__main__":
