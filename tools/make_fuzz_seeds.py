@@ -271,8 +271,8 @@ def write_manifest(path, corpus_dir):
         with open(os.path.join(corpus_dir, name), "rb") as f:
             seeds[name] = f.read(1)
     with open(path, "w") as f:
-        f.write("# Written by tools/make_fuzz_seeds.py: each seed of fuzz_corpus/ and the type the\n"
-                "# fuzzer parses it as, the first choice whose feature the build compiled\n"
+        f.write("# Written by tools/make_fuzz_seeds.py: each seed of fuzz_corpus/ and the type\n"
+                "# the fuzzer parses it as, the first choice whose feature the build compiled\n"
                 "# (fuzz_corpus_test --with=FEATURE; '-': every build).\n")
         for name in sorted(seeds):
             f.write("%s %s\n" % (name, " ".join(input_types(seeds[name][0]))))
@@ -334,8 +334,8 @@ def main(out_dir, data_dir):
     for name, data in seeds.items():
         with open(os.path.join(out_dir, name), "wb") as f:
             f.write(data)
-    write_manifest(os.path.join(os.path.dirname(os.path.abspath(out_dir)),
-                                os.path.basename(os.path.normpath(out_dir)) + "_types.txt"), out_dir)
+    corpus_dir = os.path.normpath(os.path.abspath(out_dir))
+    write_manifest(corpus_dir + "_types.txt", corpus_dir)
 
 
 if __name__ == "__main__":
