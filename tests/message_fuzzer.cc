@@ -286,11 +286,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const google::protobuf::Message* type = InputType(data[0]);
   const uint8_t selector = data[0] % 8;
-#if PBACCEL_PROTOBUF_HAS_EDITIONS
-  const bool editions = data[0] >= 0xF0;  // An editions type: no LITE_RUNTIME twin.
-#else
-  constexpr bool editions = false;
-#endif
+  // The selector's own type, not an editions one that overrides it, has a LITE_RUNTIME twin.
+  const bool plain = type == InputType(selector);
   ++data;
   --size;
   if (type == nullptr) {
@@ -314,7 +311,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   };
   const absl::string_view bytes(reinterpret_cast<const char*>(data), size);
   std::string diff = pbaccel::testing::CompareWithUpstream(bytes, *type);
-  if (diff.empty() && !editions && kLiteTwins[selector].prototype != nullptr) {
+  if (diff.empty() && plain && kLiteTwins[selector].prototype != nullptr) {
     diff = pbaccel::testing::CompareLiteWithUpstream(bytes, *kLiteTwins[selector].prototype,
                                                      kLiteTwins[selector].merge);
   }

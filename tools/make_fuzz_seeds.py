@@ -265,17 +265,15 @@ def input_types(first):
 
 def write_manifest(path, corpus_dir):
     """Every file of the corpus, the generated seeds and those added by hand (the fuzzer's findings,
-    kept as regressions), by its first byte."""
-    seeds = {}
-    for name in os.listdir(corpus_dir):
-        with open(os.path.join(corpus_dir, name), "rb") as f:
-            seeds[name] = f.read(1)
-    with open(path, "w") as f:
-        f.write("# Written by tools/make_fuzz_seeds.py: each seed of fuzz_corpus/ and the type\n"
-                "# the fuzzer parses it as, the first choice whose feature the build compiled\n"
-                "# (fuzz_corpus_test --with=FEATURE; '-': every build).\n")
-        for name in sorted(seeds):
-            f.write("%s %s\n" % (name, " ".join(input_types(seeds[name][0]))))
+    kept as regressions), by its first byte (an empty file, which the fuzzer skips, as 0)."""
+    with open(path, "w") as out:
+        out.write("# Written by tools/make_fuzz_seeds.py: each seed of fuzz_corpus/ and the type\n"
+                  "# the fuzzer parses it as, the first choice whose feature the build compiled\n"
+                  "# (fuzz_corpus_test --with=FEATURE; '-': every build).\n")
+        for name in sorted(os.listdir(corpus_dir)):
+            with open(os.path.join(corpus_dir, name), "rb") as seed:
+                first = seed.read(1) or b"\0"
+            out.write("%s %s\n" % (name, " ".join(input_types(first[0]))))
 
 
 def main(out_dir, data_dir):
