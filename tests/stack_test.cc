@@ -147,6 +147,10 @@ TEST_P(StackTest, TreeCostsNoMoreStackThanUpstreamAtAnyDepth) {
   GTEST_SKIP() << "UndefinedBehaviorSanitizer's checks (and its build's frame pointers) change the "
                   "frames being compared";
 #endif
+#if __has_feature(thread_sanitizer)
+  GTEST_SKIP() << "ThreadSanitizer's instrumentation (and its build's frame pointers) change the "
+                  "frames being compared";
+#endif
 #endif
   (void)Node::descriptor();
   struct Used {
