@@ -24,6 +24,7 @@
 #include "pbaccel/internal/kernel_registry.h"
 #include "pbaccel/internal/parser_counters.h"
 #include "pbaccel/internal/protobuf_compat.h"
+#include "pbaccel/internal/recent_lookups.h"
 #include "pbaccel/internal/size_policy.h"
 #include "pbaccel/internal/top_level_fields.h"
 #include "pbaccel/internal/upstream_merge.h"
@@ -215,6 +216,7 @@ inline bool ParseTinyOrShortPacked(const char* p, const char* end,
 PBACCEL_THREAD_COUNTER(FullRequiredFieldChecksForTesting)
 PBACCEL_THREAD_COUNTER(DeepSubmessagesForTesting)
 PBACCEL_THREAD_COUNTER(DelegatedFieldsForTesting)
+PBACCEL_THREAD_COUNTER(SharedRegistryLookupsForTesting)
 PBACCEL_THREAD_COUNTER(PredictedTagsForTesting)
 PBACCEL_THREAD_COUNTER(SlowVarintsForTesting)
 PBACCEL_THREAD_COUNTER(PlainClearsForTesting)
@@ -411,19 +413,18 @@ Registration FindLiteParser(absl::string_view type_name) {
 }
 
 MergeFn FindGeneratedParser(const google::protobuf::Message& msg) {
-  // A server parses the same type over and over: remember the last answer per thread, by the
-  // message's C++ class (no descriptor lookup on the way). The class decides the answer: a
-  // generated class (final) has one descriptor and maybe a parser; any other class
-  // (DynamicMessage, whatever its descriptor) has none.
-  thread_local const std::type_info* last_type = nullptr;
-  thread_local MergeFn last_merge = nullptr;
+  // The thread's recent answers (internal/recent_lookups.h), by the message's C++ class (no
+  // descriptor lookup on the way). The class decides the answer: a generated class (final) has one
+  // descriptor and maybe a parser; any other class (DynamicMessage, whatever its descriptor) has
+  // none.
+  thread_local internal::RecentLookups<const std::type_info*, MergeFn> recent;
   const std::type_info& type = typeid(msg);
-  if (&type == last_type) return last_merge;
+  if (const MergeFn* known = recent.Find(&type)) return *known;
+  ++SharedRegistryLookupsForTesting();
   const Registration found = FullRegistry::Get().Find(msg.GetDescriptor());
   // The same descriptor can also describe a DynamicMessage: only the generated class itself.
-  last_merge = found.merge != nullptr && type == typeid(*found.prototype) ? found.merge : nullptr;
-  last_type = &type;
-  return last_merge;
+  return recent.Remember(
+      &type, found.merge != nullptr && type == typeid(*found.prototype) ? found.merge : nullptr);
 }
 
 MergeFn LinkedParser(const MessageLite& prototype) {

@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "pbaccel/internal/field_encoding.h"
 #include "pbaccel/internal/protobuf_compat.h"
+#include "pbaccel/internal/recent_lookups.h"
 
 namespace pbaccel {
 namespace internal {
@@ -159,12 +160,16 @@ bool InGeneratedPool(const Descriptor* descriptor) {
 
 const MessagePlan& PlanFor(const Descriptor* descriptor) {
   static PlanCache* const cache = new PlanCache();
-  // A server parses the same request type over and over: remember the last one per thread and skip
-  // the shared cache's lock.
-  thread_local const MessagePlan* last = nullptr;
-  if (last != nullptr && last->descriptor == descriptor) return *last;
-  last = &cache->Get(descriptor);
-  return *last;
+  // The thread's recent plans (internal/recent_lookups.h) first, then the shared cache's lock.
+  thread_local RecentLookups<const Descriptor*, const MessagePlan*> recent;
+  if (const MessagePlan* const* known = recent.Find(descriptor)) return **known;
+  ++SharedPlanLookupsForTesting();
+  return *recent.Remember(descriptor, &cache->Get(descriptor));
+}
+
+uint64_t& SharedPlanLookupsForTesting() {
+  thread_local uint64_t lookups = 0;
+  return lookups;
 }
 
 uint64_t& SmallFieldHandOversForTesting() {

@@ -19,6 +19,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "gtest/gtest.h"
 #include "pbaccel/internal/message_plan.h"
+#include "pbaccel/internal/parser_counters.h"
 #include "pbaccel/internal/protobuf_compat.h"
 #include "pbaccel/internal/size_policy.h"
 #include "pbaccel/pbaccel.h"
@@ -172,6 +173,40 @@ TEST(MessageParserTest, ConcurrentParsesOfDifferentMessages) {
   }
   for (auto& th : threads) th.join();
   for (int f : failures) EXPECT_EQ(f, 0);
+}
+
+// A thread parsing a few types in turn (a server thread serving a few methods) asks the process's
+// tables under their locks once per type: the registry of generated parsers (ParseMessage) and the
+// reflection walk's plans (ParseMessageByReflection). Its recent answers hold four types; with a
+// fifth in turn, every parse asks.
+TEST(MessageParserTest, TypesParsedInTurnAskTheSharedTablesOncePerType) {
+  // Long enough for the walk to look its plan up (kSmallMessageBytes); unknown to every type.
+  const std::string bytes =
+      testing::LengthDelimitedField(100000, std::string(kSmallMessageBytes, 'x'));
+  std::thread([&] {  // A thread of its own: no recent answers yet, counters at 0.
+    bench::Batch batch;
+    bench::Posting posting;
+    bench::NoPacked nopacked;
+    bench::TinyPacked tiny;
+    test::PackedFields packed;
+    std::vector<google::protobuf::Message*> types = {&batch, &posting, &nopacked, &tiny};
+    const auto parse_in_turn = [&] {
+      for (int round = 0; round < 10; ++round) {
+        for (google::protobuf::Message* msg : types) {
+          ASSERT_TRUE(ParseMessage(bytes, msg).ok());
+          ASSERT_TRUE(ParseMessageByReflection(bytes, msg).ok());
+        }
+      }
+    };
+    parse_in_turn();
+    EXPECT_EQ(gen::SharedRegistryLookupsForTesting(), 4u);
+    EXPECT_EQ(internal::SharedPlanLookupsForTesting(), 4u);
+    types.push_back(&packed);
+    parse_in_turn();
+    EXPECT_GE(gen::SharedRegistryLookupsForTesting(), 4u + 1 + 9 * 5);
+    EXPECT_GE(internal::SharedPlanLookupsForTesting(), 4u + 1 + 9 * 5);
+  })
+      .join();
 }
 
 TEST(MessageParserTest, ErrorsNameFieldAndOffset) {

@@ -81,6 +81,10 @@ bool InGeneratedPool(const google::protobuf::Descriptor* descriptor);
 // parser gives them a PlanCache that lives for one parse.
 const MessagePlan& PlanFor(const google::protobuf::Descriptor* descriptor);
 
+// For tests, counted on this thread: PlanFor's trips to the process's cache (under its lock),
+// which a thread's recent plans (recent_lookups.h) spare it.
+uint64_t& SharedPlanLookupsForTesting();
+
 // For tests, counted on this thread: messages (or submessages) whose walk the message parser
 // stopped at kSmallFieldsBeforeHandOver (size_policy.h), handing the rest to upstream unread.
 uint64_t& SmallFieldHandOversForTesting();

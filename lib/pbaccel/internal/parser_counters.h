@@ -41,6 +41,10 @@ uint64_t& DeepSubmessagesForTesting();
 // The number of fields on this thread that generated parsers handed to upstream's parser
 // (Delegate): for tests, which prove with it that a field was parsed by generated code.
 uint64_t& DelegatedFieldsForTesting();
+// The number of times this thread asked the process's registry of generated parsers (under its
+// lock) which parser a message's class has: the thread's recent answers (recent_lookups.h) did not
+// hold the class.
+uint64_t& SharedRegistryLookupsForTesting();
 
 }  // namespace gen
 }  // namespace pbaccel
