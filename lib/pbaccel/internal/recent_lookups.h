@@ -6,8 +6,10 @@
 // types over and over: the requests of the methods it serves, an envelope and its payload. With
 // only the last answer kept, two types parsed in turn took the lock on every parse.
 //
-// Contract: an answer, once the table gave it for a key, is the answer for that key for the life
-// of the process (what is cached must never change); a key is never its type's default (nullptr).
+// Contract: an answer, once the table gave it for a key, stays a right answer for that key for the
+// life of the process; a key is never its type's default (nullptr). (A thread told that a class
+// has no generated parser keeps parsing it by the reflection walk, with the same results, even
+// after a library loaded later registers one.)
 // Not thread-safe: declare it thread_local. It is constant-initialized and trivially destructible,
 // so thread_local costs no guard on the parse path.
 
