@@ -33,12 +33,13 @@
 // (thread-safe) for types of the generated pool; a type of any other pool (a DynamicMessage of a
 // pool the program builds, and may destroy and rebuild, perhaps at the same addresses) gets its
 // plans built afresh for each parse of kSmallMessageBytes or more, so a plan can never outlive or
-// mistake its descriptor. Concurrent calls on different messages are safe. Recursion is limited
-// like upstream's (default 100 nested messages or groups); the walk is iterative, so nesting costs
-// no more stack than upstream's own parser uses. Allocation is bounded by the input: a packed field
-// reserves exactly its element count, never more than its byte length. Inputs over 2 GiB (which
-// upstream's ParseFromString accepts) are parsed in pieces of at most 1 GiB cut between top-level
-// fields, which gives the same message.
+// mistake its descriptor. Concurrent calls on different messages are safe
+// (//tests:concurrency_test, under ThreadSanitizer in CI). Recursion is limited like upstream's
+// (default 100 nested messages or groups); the walk is iterative, so nesting costs no more stack
+// than upstream's own parser uses. Allocation is bounded by the input: a packed field reserves
+// exactly its element count, never more than its byte length. Inputs over 2 GiB (which upstream's
+// ParseFromString accepts) are parsed in pieces of at most 1 GiB cut between top-level fields,
+// which gives the same message.
 //
 // Errors (absl::Status, kInvalidArgument): malformed input, naming the field and the byte offset
 // where upstream or the kernel rejected it; for ParseMessage/MergeMessage also missing proto2
