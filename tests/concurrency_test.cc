@@ -85,7 +85,7 @@ std::vector<std::string> ParseShare(int t) {
     if (got != expected) failures.push_back(absl::StrCat(what, ": ", s.ToString()));
   };
   for (const TypedCorpus& c : Corpora()) {
-    const std::string type = c.prototype->GetTypeName();
+    const std::string type(c.prototype->GetTypeName());  // absl::string_view from v30.
     std::unique_ptr<Message> reused(c.prototype->New());
     std::vector<absl::string_view> records;
     for (size_t i = t; i < c.messages.size(); i += kThreads) {
