@@ -55,15 +55,15 @@ const MessageWorkload& Workload(absl::string_view name) {
   std::abort();
 }
 
-// Two small message types parsed in turn on each thread, as a server thread serving two methods
-// parses, or a reader of envelopes and their payloads: no parse's type is the one before's.
-// TinyPacked (msg_tinypacked's, about 60 bytes) and Person (the first of each msg_nopacked
-// message's people, about 110 bytes). Run on 1 and 2 threads.
 template <bool kPbaccel>
 bool ParseOne(const std::string& bytes, google::protobuf::Message* msg) {
   return kPbaccel ? ParseMessage(bytes, msg).ok() : msg->ParseFromString(bytes);
 }
 
+// Two small message types parsed in turn on each thread, as a server thread serving two methods
+// parses, or a reader of envelopes and their payloads: no parse's type is the one before's.
+// TinyPacked (msg_tinypacked's, about 60 bytes) and Person (the first of each msg_nopacked
+// message's people, about 110 bytes). Run on 1 and 2 threads.
 template <bool kPbaccel>
 void BM_TwoTypesInTurn(benchmark::State& state) {
   constexpr size_t kEach = 256;

@@ -110,6 +110,7 @@ std::vector<std::string> ParseShare(int t) {
 // Runs ParseShare on kThreads threads released together; every thread's failures are reported.
 void ParseOnAllThreadsAtOnce() {
   ASSERT_EQ(Corpora().size(), 3u) << "testing/data's corpora did not load";
+  for (const TypedCorpus& c : Corpora()) ASSERT_GE(c.messages.size(), size_t{kThreads});
   std::atomic<int> waiting{kThreads};
   std::vector<std::vector<std::string>> failures(kThreads);
   std::vector<std::thread> threads;
