@@ -36,6 +36,7 @@ BAZEL_ONLY = {
 CMAKE_ONLY = {
     "fuzz_corpus_test": "the fuzzer's seeds as a test (Bazel fuzzes them in .ci/run)",
     "realdata_bench_check": "//bench:realdata's checks, run once against this build's protobuf",
+    "compare_check": "//bench:compare's checks, run once against this build's protobuf",
     "build_lists_test": "this check",
     "editions_test": "edition 2023 needs protoc 27: the CMake build on protobuf 27",
     "editions_2024_test": "edition 2024 needs protoc 32: the CMake build on protobuf 33.5",
