@@ -129,8 +129,8 @@ int DecodeShort(const char* p, const char* end, typename FormatTraits<F>::Out* o
 
 // A payload on the short path (size_policy.h) that decode_tiny did not take, appended to `f`, with
 // `readable` bytes of the input from its first byte: room for one value per byte and the kernel's
-// bounded_tiny_spare_values more (at least kTinyPayloadBytes; geometric growth keeps that bounded
-// by the input) is reserved once and the values are decoded straight into the spare capacity (no
+// bounded_tiny_spare_values more (ShortPayloadRoom; geometric growth keeps that bounded by the
+// input) is reserved once and the values are decoded straight into the spare capacity (no
 // count pass, no status), by the kernel's window decoder or its bounded tiny decoder (either may
 // store whole groups into the spare values), the kernel itself or DecodeShort, as size_policy.h's
 // ShortTakesWindowDecoder, ShortTriesBoundedTiny and ShortGoesToKernel choose. The room is inside
@@ -142,8 +142,8 @@ ABSL_ATTRIBUTE_NOINLINE bool ParseShortPacked(const char* p, const char* end, pt
   if (n == 0) return true;
   const int old = f->size();
   const internal::KernelDescriptor& kernel = internal::ActiveKernel();
-  const int spare = n + static_cast<int>(kernel.bounded_tiny_spare_values);
-  const int room = spare < internal::kTinyPayloadBytes ? internal::kTinyPayloadBytes : spare;
+  const int room =
+      internal::ShortPayloadRoom(static_cast<size_t>(n), kernel.bounded_tiny_spare_values);
   if (f->Capacity() - old < room) f->Reserve(old + room);
   typename FormatTraits<F>::Out* const out = f->AddNAlreadyReserved(room);
   const auto* const begin = reinterpret_cast<const uint8_t*>(p);

@@ -48,23 +48,21 @@ DecodeResult DecodeSmall(const uint8_t* p, const uint8_t* end, void* out, size_t
 }
 
 // Appends a short payload (ApiTriesBoundedTiny) through the kernel's bounded tiny decoder
-// `bounded`, with no count pass: into the field's spare capacity (up to one value per byte and the
-// kernel's bounded_tiny_spare_values: a reused field's, where the kernel then stores whole groups),
-// or, where it has none, into room for one value per byte reserved for it. Returns the count
-// appended, or a negative result (declined, more values than the spare capacity holds, or
-// malformed: nothing appended, the field's size as it was; its capacity may have grown).
+// `bounded`, with no count pass, into ShortPayloadRoom (one value per byte and the kernel's
+// bounded_tiny_spare_values, where it stores whole groups; reserved first where the field's spare
+// capacity is less, as the generated parsers' short path does). Returns the count appended, or a
+// negative result (declined or malformed: nothing appended, the field's size as it was; its
+// capacity may have grown).
 template <typename T>
 int AppendBoundedTiny(TinyDecodeFn bounded, const uint8_t* begin, const uint8_t* end,
                       RepeatedField<T>* field, uint32_t spare_values) {
   const int old = field->size();
-  const int bytes = static_cast<int>(end - begin);  // At most kBoundedTinyPayloadBytes.
-  if (field->Capacity() == old) {
-    if (old > INT_MAX - bytes) return kTinyUnhandled;  // The general way names the limit.
-    field->Reserve(old + bytes);
+  // At most kBoundedTinyPayloadBytes (128) and kBoundedTinySpareValues: no overflow.
+  const int room = ShortPayloadRoom(static_cast<size_t>(end - begin), spare_values);
+  if (field->Capacity() - old < room) {
+    if (old > INT_MAX - room) return kTinyUnhandled;  // The general way names the limit.
+    field->Reserve(old + room);
   }
-  const int spare = field->Capacity() - old;
-  const int most = bytes + static_cast<int>(spare_values);
-  const int room = spare < most ? spare : most;
   const int count = bounded(begin, end, field->AddNAlreadyReserved(room), room);
   field->Truncate(count < 0 ? old : old + count);
   return count;

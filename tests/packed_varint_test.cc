@@ -74,8 +74,16 @@ class PackedVarintApiTest : public EveryKernelTest {
     }
 
     // Append form onto fields with spare capacity (decoded into before counting): room for every
-    // value, for one fewer, for half, for one; the same values or the same error every time.
+    // value, for one fewer, for half, for one; the same values or the same error every time. No
+    // reallocation where the room suffices: every value, or for a payload the kernel's bounded
+    // tiny decoder takes, ShortPayloadRoom.
     const int n_values = static_cast<int>(e.values.size());
+    const internal::KernelDescriptor& kernel = internal::ActiveKernel();
+    const int room_needed =
+        internal::ApiTriesBoundedTiny(f, payload.size(), strict) &&
+                kernel.BoundedTinyDecoder(f) != nullptr
+            ? internal::ShortPayloadRoom(payload.size(), kernel.bounded_tiny_spare_values)
+            : n_values;
     for (int spare : {n_values + 5, n_values, n_values - 1, n_values / 2, 1}) {
       if (spare < 1) continue;
       RepeatedField<T> reused;
@@ -86,8 +94,8 @@ class PackedVarintApiTest : public EveryKernelTest {
       ASSERT_EQ(reused_status, status) << "spare " << spare;
       ASSERT_EQ(reused.size(), field.size()) << "spare " << spare;
       for (int i = 0; i < field.size(); ++i) ASSERT_EQ(reused.Get(i), field.Get(i)) << i;
-      if (e.status == DecodeStatus::kOk && capacity >= 3 + n_values) {
-        ASSERT_EQ(reused.Capacity(), capacity) << "room for every value: no reallocation";
+      if (e.status == DecodeStatus::kOk && capacity >= 3 + room_needed) {
+        ASSERT_EQ(reused.Capacity(), capacity) << "room enough: no reallocation";
       }
     }
 
@@ -345,6 +353,63 @@ TEST_P(PackedVarintApiTest, Short64BitPayloadsTakeTheBoundedTinyDecoderUpTo128By
     if (bounded_tiny) {
       EXPECT_EQ(counting.calls(), 1) << "PackedView";
     }
+  }
+}
+
+// Appends `payload` (`values` values, as the reference decodes them) to a new field, to one holding
+// three values, and to each again cleared (truncated to its three) twice: the kernel's bounded
+// tiny decoder takes every append (where the kernel has one; none is declined to the count and
+// reserve), offered room for a value per byte and the kernel's spare values, so that it may store
+// whole groups (ShortPayloadRoom: a new field's capacity, from protobuf 30 on a few values held
+// inline, is not that room); a reused field keeps it (no reallocation).
+template <typename T>
+void CheckShortAppendTaken(VarintFormat format, AppendFn<T> append, absl::string_view payload,
+                           const std::vector<uint64_t>& values) {
+  const internal::KernelDescriptor& kernel = internal::ActiveKernel();
+  const bool has_bounded = kernel.BoundedTinyDecoder(format) != nullptr;
+  const int room = internal::ShortPayloadRoom(payload.size(), kernel.bounded_tiny_spare_values);
+  ScopedCountingBoundedTinyDecoder counting(format);
+  for (const int held : {0, 3}) {
+    RepeatedField<T> field;
+    for (int i = 0; i < held; ++i) field.Add(static_cast<T>(i + 1));
+    for (int pass = 0; pass < 3; ++pass) {
+      SCOPED_TRACE(absl::StrCat("bytes=", payload.size(), " held=", held, " pass=", pass));
+      field.Truncate(held);
+      const int capacity = field.Capacity();
+      counting.ResetCalls();
+      ASSERT_TRUE(append(payload, &field, DecodeOptions{}).ok());
+      ASSERT_EQ(field.size(), held + static_cast<int>(values.size()));
+      for (size_t i = 0; i < values.size(); ++i) ASSERT_EQ(Bits(field.Get(held + i)), values[i]);
+      EXPECT_EQ(counting.calls(), 1);
+      EXPECT_EQ(counting.taken(), has_bounded ? 1 : 0) << "declined: counted and reserved";
+      if (has_bounded) EXPECT_GE(counting.least_room(), room);
+      if (pass > 0) EXPECT_EQ(field.Capacity(), capacity) << "a reused field keeps its room";
+    }
+  }
+}
+
+TEST_P(PackedVarintApiTest, ShortAppendsAreTakenWithRoomByTheBoundedTinyDecoder) {
+  const auto repeat = [](const std::vector<uint64_t>& v, int times) {
+    std::vector<uint64_t> all;
+    for (int i = 0; i < times; ++i) all.insert(all.end(), v.begin(), v.end());
+    return all;
+  };
+  const std::vector<uint64_t> small = {1, 300, 70000, 5, 0, 127, 128};  // 12 bytes.
+  const std::vector<uint64_t> small4 = repeat(small, 4);
+  for (const std::vector<uint64_t>* v : {&small, &small4}) {
+    const std::string payload = EncodePacked(*v);
+    const Expected e = ExpectedDecode(VarintFormat::kUInt32, payload, false);
+    ASSERT_EQ(e.status, DecodeStatus::kOk);
+    CheckShortAppendTaken<uint32_t>(VarintFormat::kUInt32, &DecodePackedUInt32, payload, e.values);
+  }
+  // Like an OSM way's refs: a five-byte first value, then small deltas (15 and 120 bytes).
+  const std::vector<uint64_t> refs = {9876543210, 3, 300, 70000, 0, 127, 128};
+  const std::vector<uint64_t> refs8 = repeat(refs, 8);
+  for (const std::vector<uint64_t>* v : {&refs, &refs8}) {
+    const std::string payload = EncodePacked(*v);
+    const Expected e = ExpectedDecode(VarintFormat::kSInt64, payload, false);
+    ASSERT_EQ(e.status, DecodeStatus::kOk);
+    CheckShortAppendTaken<int64_t>(VarintFormat::kSInt64, &DecodePackedSInt64, payload, e.values);
   }
 }
 

@@ -204,6 +204,10 @@ template <TinyEntry kEntry>
 internal::TinyDecodeFn ScopedCountingTinyDecoder<kEntry>::own_ = nullptr;
 template <TinyEntry kEntry>
 int ScopedCountingTinyDecoder<kEntry>::calls_ = 0;
+template <TinyEntry kEntry>
+int ScopedCountingTinyDecoder<kEntry>::taken_ = 0;
+template <TinyEntry kEntry>
+int ScopedCountingTinyDecoder<kEntry>::least_room_ = std::numeric_limits<int>::max();
 
 template <TinyEntry kEntry>
 ScopedCountingTinyDecoder<kEntry>::ScopedCountingTinyDecoder(VarintFormat format)
@@ -212,7 +216,7 @@ ScopedCountingTinyDecoder<kEntry>::ScopedCountingTinyDecoder(VarintFormat format
                                       ? counting_.decode_tiny_bounded[static_cast<int>(format)]
                                       : counting_.decode_window[static_cast<int>(format)];
   own_ = entry;
-  calls_ = 0;
+  ResetCalls();
   if (kEntry == TinyEntry::kBounded || own_ != nullptr) entry = &Counting;
   use_.emplace(counting_);
 }
@@ -221,7 +225,10 @@ template <TinyEntry kEntry>
 int ScopedCountingTinyDecoder<kEntry>::Counting(const uint8_t* p, const uint8_t* end, void* out,
                                                 int room) {
   ++calls_;
-  return own_ != nullptr ? own_(p, end, out, room) : internal::kTinyUnhandled;
+  if (room < least_room_) least_room_ = room;
+  const int result = own_ != nullptr ? own_(p, end, out, room) : internal::kTinyUnhandled;
+  if (result >= 0) ++taken_;
+  return result;
 }
 
 template class ScopedCountingTinyDecoder<TinyEntry::kBounded>;

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -88,15 +89,24 @@ class ScopedCountingTinyDecoder {
   ScopedCountingTinyDecoder(const ScopedCountingTinyDecoder&) = delete;
   ScopedCountingTinyDecoder& operator=(const ScopedCountingTinyDecoder&) = delete;
 
-  // Calls since construction or the last ResetCalls().
+  // Since construction or the last ResetCalls(): the calls; those the decoder took (a count
+  // returned, not declined nor malformed); the least room any call was offered (INT_MAX if none).
   int calls() const { return calls_; }
-  void ResetCalls() { calls_ = 0; }
+  int taken() const { return taken_; }
+  int least_room() const { return least_room_; }
+  void ResetCalls() {
+    calls_ = 0;
+    taken_ = 0;
+    least_room_ = std::numeric_limits<int>::max();
+  }
 
  private:
   static int Counting(const uint8_t* p, const uint8_t* end, void* out, int room);
 
   static internal::TinyDecodeFn own_;
   static int calls_;
+  static int taken_;
+  static int least_room_;
   internal::KernelDescriptor counting_;
   std::optional<internal::ScopedActiveKernelForTesting> use_;
 };

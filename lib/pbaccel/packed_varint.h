@@ -31,8 +31,8 @@
 //       count; only the values that do not fit are counted and reserved for. Where the capacity
 //       suffices that is one pass over the payload instead of two. A short payload (lenient, up
 //       to 64 bytes, 128 for 64-bit types) goes to the kernel's decoder for short payloads,
-//       without the count: into the spare capacity as above, or, in a field without any, into
-//       room for one element per byte reserved for it.
+//       without the count, into room for one element per byte and 8 more (at least 16),
+//       reserved first where the spare capacity is less: a reused field keeps that room.
 //       On error `field` holds exactly the elements it held before (its capacity may have grown).
 //
 //   absl::StatusOr<size_t> DecodePackedT(payload, absl::Span<T> out, options)

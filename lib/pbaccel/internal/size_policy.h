@@ -53,6 +53,20 @@ namespace internal {
 // longer ones the public API, whose count pass and status then cost little against the payload.
 inline constexpr size_t kShortPackedBytes = 128;
 
+// The room a short payload of `bytes` bytes (at most kShortPackedBytes) is decoded into at the end
+// of a RepeatedField, on the generated parsers' short path (ParseShortPacked) and in the public
+// API's appends (packed_varint.cc's AppendBoundedTiny) alike: one value per byte and
+// `spare_values` more (the kernel's bounded_tiny_spare_values: its short-payload decoders store
+// whole groups there), at least kTinyPayloadBytes. A field with less spare capacity reserves the
+// room first, once: a reused field keeps it. So does an empty field, whose capacity is not 0 from
+// protobuf 30 on: it holds up to 8 bytes of values inline (RepeatedField's "small object
+// optimization": Capacity() is 1 for 64-bit values, 2 for 32-bit ones), room the decoders cannot
+// use.
+inline int ShortPayloadRoom(size_t bytes, uint32_t spare_values) {
+  const int room = static_cast<int>(bytes) + static_cast<int>(spare_values);
+  return room < kTinyPayloadBytes ? kTinyPayloadBytes : room;
+}
+
 // Whether a generated parser gives a payload of `bytes` bytes, with `readable` bytes of the input
 // readable from its first byte, to the kernel's decode_tiny (which reads past the payload).
 // (The input almost always goes on that far: a payload at the very end of a message is rare.)
@@ -122,10 +136,9 @@ inline bool SpanTakesWindowDecoder(size_t bytes, ptrdiff_t readable, size_t room
 
 // Whether the public API first offers a payload of `bytes` bytes to the kernel's bounded tiny
 // decoder: lenient decodes of payloads it may take, into a caller's span, a PackedView chunk, or
-// a RepeatedField. An append to a field does so without its count pass: into the field's spare
-// capacity, or into room for one value per byte reserved in a field without any (packed_varint.cc's
-// AppendBoundedTiny); for longer payloads the count pass costs little against the decode, and it
-// reserves exactly.
+// a RepeatedField. An append to a field does so without its count pass, into ShortPayloadRoom
+// (packed_varint.cc's AppendBoundedTiny); for longer payloads the count pass costs little against
+// the decode, and it reserves exactly.
 inline bool ApiTriesBoundedTiny(VarintFormat format, size_t bytes, bool strict) {
   return !strict && bytes <= static_cast<size_t>(BoundedTinyPayloadBytes(format));
 }
