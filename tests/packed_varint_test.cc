@@ -382,8 +382,12 @@ void CheckShortAppendTaken(VarintFormat format, AppendFn<T> append, absl::string
       for (size_t i = 0; i < values.size(); ++i) ASSERT_EQ(Bits(field.Get(held + i)), values[i]);
       EXPECT_EQ(counting.calls(), 1);
       EXPECT_EQ(counting.taken(), has_bounded ? 1 : 0) << "declined: counted and reserved";
-      if (has_bounded) EXPECT_GE(counting.least_room(), room);
-      if (pass > 0) EXPECT_EQ(field.Capacity(), capacity) << "a reused field keeps its room";
+      if (has_bounded) {
+        EXPECT_GE(counting.least_room(), room);
+      }
+      if (pass > 0) {
+        EXPECT_EQ(field.Capacity(), capacity) << "a reused field keeps its room";
+      }
     }
   }
 }
