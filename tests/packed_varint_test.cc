@@ -356,15 +356,20 @@ TEST_P(PackedVarintApiTest, Short64BitPayloadsTakeTheBoundedTinyDecoderUpTo128By
   }
 }
 
-// Appends `payload` (`values` values, as the reference decodes them) to a new field, to one holding
-// three values, and to each again cleared (truncated to its three) twice: the kernel's bounded
-// tiny decoder takes every append (where the kernel has one; none is declined to the count and
-// reserve), offered room for a value per byte and the kernel's spare values, so that it may store
-// whole groups (ShortPayloadRoom: a new field's capacity, from protobuf 30 on a few values held
-// inline, is not that room); a reused field keeps it (no reallocation).
+// Appends the payload of `times` copies of `unit` (a packed payload of `format`) to a new field, to
+// one holding three values, and to each again cleared (truncated to its three) twice: the values
+// are the reference's, and the kernel's bounded tiny decoder takes every append (where the kernel
+// has one; none is declined to the count and reserve), offered room for a value per byte and the
+// kernel's spare values, so that it may store whole groups (ShortPayloadRoom: a new field's
+// capacity, from protobuf 30 on a few values held inline, is not that room); a reused field keeps
+// it (no reallocation).
 template <typename T>
-void CheckShortAppendTaken(VarintFormat format, AppendFn<T> append, absl::string_view payload,
-                           const std::vector<uint64_t>& values) {
+void CheckShortAppendTaken(VarintFormat format, AppendFn<T> append, absl::string_view unit,
+                           int times) {
+  std::string payload;
+  for (int i = 0; i < times; ++i) payload.append(unit.data(), unit.size());
+  const Expected e = ExpectedDecode(format, payload, false);
+  ASSERT_EQ(e.status, DecodeStatus::kOk);
   const internal::KernelDescriptor& kernel = internal::ActiveKernel();
   const bool has_bounded = kernel.BoundedTinyDecoder(format) != nullptr;
   const int room = internal::ShortPayloadRoom(payload.size(), kernel.bounded_tiny_spare_values);
@@ -378,8 +383,10 @@ void CheckShortAppendTaken(VarintFormat format, AppendFn<T> append, absl::string
       const int capacity = field.Capacity();
       counting.ResetCalls();
       ASSERT_TRUE(append(payload, &field, DecodeOptions{}).ok());
-      ASSERT_EQ(field.size(), held + static_cast<int>(values.size()));
-      for (size_t i = 0; i < values.size(); ++i) ASSERT_EQ(Bits(field.Get(held + i)), values[i]);
+      ASSERT_EQ(field.size(), held + static_cast<int>(e.values.size()));
+      for (size_t i = 0; i < e.values.size(); ++i) {
+        ASSERT_EQ(Bits(field.Get(held + i)), e.values[i]);
+      }
       EXPECT_EQ(counting.calls(), 1);
       EXPECT_EQ(counting.taken(), has_bounded ? 1 : 0) << "declined: counted and reserved";
       if (has_bounded) {
@@ -393,27 +400,15 @@ void CheckShortAppendTaken(VarintFormat format, AppendFn<T> append, absl::string
 }
 
 TEST_P(PackedVarintApiTest, ShortAppendsAreTakenWithRoomByTheBoundedTinyDecoder) {
-  const auto repeat = [](const std::vector<uint64_t>& v, int times) {
-    std::vector<uint64_t> all;
-    for (int i = 0; i < times; ++i) all.insert(all.end(), v.begin(), v.end());
-    return all;
-  };
-  const std::vector<uint64_t> small = {1, 300, 70000, 5, 0, 127, 128};  // 12 bytes.
-  const std::vector<uint64_t> small4 = repeat(small, 4);
-  for (const std::vector<uint64_t>* v : {&small, &small4}) {
-    const std::string payload = EncodePacked(*v);
-    const Expected e = ExpectedDecode(VarintFormat::kUInt32, payload, false);
-    ASSERT_EQ(e.status, DecodeStatus::kOk);
-    CheckShortAppendTaken<uint32_t>(VarintFormat::kUInt32, &DecodePackedUInt32, payload, e.values);
+  // 12 and 48 bytes of uint32.
+  const std::string small = EncodePacked({1, 300, 70000, 5, 0, 127, 128});
+  for (const int times : {1, 4}) {
+    CheckShortAppendTaken<uint32_t>(VarintFormat::kUInt32, &DecodePackedUInt32, small, times);
   }
   // Like an OSM way's refs: a five-byte first value, then small deltas (15 and 120 bytes).
-  const std::vector<uint64_t> refs = {9876543210, 3, 300, 70000, 0, 127, 128};
-  const std::vector<uint64_t> refs8 = repeat(refs, 8);
-  for (const std::vector<uint64_t>* v : {&refs, &refs8}) {
-    const std::string payload = EncodePacked(*v);
-    const Expected e = ExpectedDecode(VarintFormat::kSInt64, payload, false);
-    ASSERT_EQ(e.status, DecodeStatus::kOk);
-    CheckShortAppendTaken<int64_t>(VarintFormat::kSInt64, &DecodePackedSInt64, payload, e.values);
+  const std::string refs = EncodePacked({9876543210, 3, 300, 70000, 0, 127, 128});
+  for (const int times : {1, 8}) {
+    CheckShortAppendTaken<int64_t>(VarintFormat::kSInt64, &DecodePackedSInt64, refs, times);
   }
 }
 
