@@ -1,11 +1,12 @@
 // Copyright 2026 The pbaccel Authors.
 //
-// //bench:delta_decode: the delta decoders (DecodePackedDeltaUInt32 / DeltaUInt64 into a span)
-// against what a caller without them writes: the plain decoder (DecodePackedUInt32 / UInt64) into
-// the same span and a running-sum loop over it. Every kernel this CPU runs, on
+// //bench:delta_decode: the delta decoders (DecodePackedDeltaUInt32 / DeltaUInt64 / DeltaSInt64
+// into a span) against what a caller without them writes: the plain decoder (DecodePackedUInt32 /
+// UInt64 / SInt64) into the same span and a running-sum loop over it. Every kernel this CPU runs,
+// on
 //   * real payloads: every OSM DenseNodes id, lat and lon field of the corpus (--data, default
-//     testing/data): long payloads of one- to five-byte varints (zigzag gaps, read here as
-//     unsigned gaps: the same bytes and lengths);
+//     testing/data): long payloads of one- to five-byte varints (zigzag gaps: sint64 reads them as
+//     OSM does; uint32 and uint64 as unsigned gaps, the same bytes and lengths);
 //   * WORKLOADS.md's W2 (its posting lists' doc_deltas) at 512 values, 1,024 payloads.
 // Nanoseconds per value, the best of --reps rounds, the two ways interleaved (bench/timing.h);
 // every value of the two ways is compared first (exits 1 on a difference).
@@ -18,6 +19,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -102,19 +104,23 @@ PayloadSet W2Payloads() {
 template <typename T, bool kDelta>
 size_t DecodeOne(absl::string_view p, absl::Span<T> out) {
   absl::StatusOr<size_t> n;
-  if constexpr (kDelta && sizeof(T) == 4) {
+  if constexpr (kDelta && std::is_same_v<T, uint32_t>) {
     n = DecodePackedDeltaUInt32(p, out);
-  } else if constexpr (kDelta) {
+  } else if constexpr (kDelta && std::is_same_v<T, uint64_t>) {
     n = DecodePackedDeltaUInt64(p, out);
-  } else if constexpr (sizeof(T) == 4) {
+  } else if constexpr (kDelta) {
+    n = DecodePackedDeltaSInt64(p, out);
+  } else if constexpr (std::is_same_v<T, uint32_t>) {
     n = DecodePackedUInt32(p, out);
-  } else {
+  } else if constexpr (std::is_same_v<T, uint64_t>) {
     n = DecodePackedUInt64(p, out);
+  } else {
+    n = DecodePackedSInt64(p, out);
   }
   if (!n.ok()) return 0;
   if constexpr (!kDelta) {
-    T sum = 0;
-    for (size_t i = 0; i < *n; ++i) out[i] = sum += out[i];
+    uint64_t sum = 0;  // Wrapping, as the delta decoders' sums do (an int64 too).
+    for (size_t i = 0; i < *n; ++i) out[i] = static_cast<T>(sum += static_cast<uint64_t>(out[i]));
   }
   return *n;
 }
@@ -169,23 +175,26 @@ int Main(int argc, char** argv) {
   const PayloadSet sets[] = {*dense, W2Payloads()};
   std::printf("ns per value, best of %d; auto-selected kernel: %s\n", reps,
               std::string(AutoSelectedKernelName()).c_str());
-  std::printf("%-20s %-18s %6s %12s %14s %7s\n", "payloads", "kernel", "bits", "delta",
+  std::printf("%-20s %-18s %6s %12s %14s %7s\n", "payloads", "kernel", "type", "delta",
               "plain + loop", "ratio");
   for (const PayloadSet& set : sets) {
     std::printf("# %s: %zu payloads, %zu values\n", set.name.c_str(), set.payloads.size(),
                 set.values);
     for (absl::string_view kernel : SupportedKernels()) {
       ScopedKernelOverride force(kernel);
-      for (const int bits : {32, 64}) {
+      for (const char* type : {"uint32", "uint64", "sint64"}) {
+        const absl::string_view t = type;
         const std::optional<std::pair<double, double>> ns =
-            bits == 32 ? Time<uint32_t>(set, reps) : Time<uint64_t>(set, reps);
+            t == "uint32"   ? Time<uint32_t>(set, reps)
+            : t == "uint64" ? Time<uint64_t>(set, reps)
+                            : Time<int64_t>(set, reps);
         if (!ns) {
-          std::fprintf(stderr, "%s, %s, %d-bit: the two ways' values differ\n", set.name.c_str(),
-                       std::string(kernel).c_str(), bits);
+          std::fprintf(stderr, "%s, %s, %s: the two ways' values differ\n", set.name.c_str(),
+                       std::string(kernel).c_str(), type);
           return 1;
         }
-        std::printf("%-20s %-18s %6d %12.3f %14.3f %6.2fx\n", set.name.c_str(),
-                    std::string(kernel).c_str(), bits, ns->first, ns->second,
+        std::printf("%-20s %-18s %6s %12.3f %14.3f %6.2fx\n", set.name.c_str(),
+                    std::string(kernel).c_str(), type, ns->first, ns->second,
                     ns->second / ns->first);
       }
     }

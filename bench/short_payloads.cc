@@ -169,7 +169,8 @@ size_t OutputBytes(VarintFormat f) {
     case VarintFormat::kInt64:
     case VarintFormat::kUInt64:
     case VarintFormat::kSInt64:
-    case VarintFormat::kDeltaUInt64: return 8;
+    case VarintFormat::kDeltaUInt64:
+    case VarintFormat::kDeltaSInt64: return 8;
     case VarintFormat::kBool: return 1;
     default: return 4;
   }

@@ -200,10 +200,11 @@ using internal::VarintFormat;
 PBACCEL_PACKED_VARINT_TYPES(PBACCEL_DEFINE_DECODERS)
 #undef PBACCEL_DEFINE_DECODERS
 
-#define PBACCEL_DEFINE_DELTA_DECODERS(Name, Format, T)                                           \
-  absl::Status DecodePacked##Name(absl::string_view payload, RepeatedField<T>* field, T initial, \
-                                  DecodeOptions options) {                                       \
-    return internal::Append<VarintFormat::Format>(payload, field, initial, options);             \
+#define PBACCEL_DEFINE_DELTA_DECODERS(Name, Format, T)                                            \
+  absl::Status DecodePacked##Name(absl::string_view payload, RepeatedField<T>* field, T initial,  \
+                                  DecodeOptions options) {                                        \
+    return internal::Append<VarintFormat::Format>(payload, field, static_cast<uint64_t>(initial), \
+                                                  options);                                       \
   }
 
 PBACCEL_PACKED_DELTA_TYPES(PBACCEL_DEFINE_DELTA_DECODERS)

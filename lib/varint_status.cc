@@ -16,7 +16,8 @@ absl::string_view VarintFormatTypeName(VarintFormat format) {
     case VarintFormat::kInt64: return "int64";
     case VarintFormat::kUInt64:
     case VarintFormat::kDeltaUInt64: return "uint64";
-    case VarintFormat::kSInt64: return "sint64";
+    case VarintFormat::kSInt64:
+    case VarintFormat::kDeltaSInt64: return "sint64";
     case VarintFormat::kBool: return "bool";
   }
   return "varint";

@@ -208,9 +208,8 @@ inline void Emit(__m512i v, size_t cnt, typename Lanes<F>::Out* out, __m512i* ca
                  bool whole = false) {
   const __m512i zero = _mm512_setzero_si512();
   if constexpr (Lanes<F>::k64) {
-    if constexpr (F == VarintFormat::kSInt64) {
-      v = ZigZag64(v);
-    } else if constexpr (F == VarintFormat::kDeltaUInt64) {
+    if constexpr (kZigZag64<F>) v = ZigZag64(v);  // sint64, and delta sint64's gaps.
+    if constexpr (FormatTraits<F>::kDelta) {
       v = _mm512_add_epi64(v, _mm512_alignr_epi64(v, zero, 7));
       v = _mm512_add_epi64(v, _mm512_alignr_epi64(v, zero, 6));
       v = _mm512_add_epi64(v, _mm512_alignr_epi64(v, zero, 4));
@@ -265,7 +264,7 @@ __attribute__((always_inline)) inline void EmitShort64(__m512i v, size_t cnt,
     }
   } else {
     // Values below 2^28 (and their zigzag decodings) sign-extend to their 64-bit selves.
-    const __m512i w = F == VarintFormat::kSInt64 ? ZigZag32(v) : v;
+    const __m512i w = kZigZag64<F> ? ZigZag32(v) : v;
     const __m512i lo = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(w));
     const __m512i hi = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(w, 1));
     if (whole) {
@@ -997,11 +996,26 @@ size_t CountTerminatorsAvx512(const uint8_t* p, const uint8_t* end) {
   return count;
 }
 
+// The block decoder: Avx512Decoder, but for lenient delta sint64, whose gaps it decodes and then
+// sums (running_sums-inl.h's SumsAfterGaps), faster than the sums fused into Emit on OSM's dense
+// ids and coordinates (docs/kernels.md, "Delta sint64: OSM's zigzag gaps").
+template <VarintFormat F, bool kStrict>
+struct Avx512BlockDecoder {
+  static DecodeResult Run(const uint8_t* p, const uint8_t* end, void* out, size_t cap,
+                          uint64_t delta_base) {
+    if constexpr (!kStrict && F == VarintFormat::kDeltaSInt64) {
+      return SumsAfterGaps<Avx512Decoder, F>::Run(p, end, out, cap, delta_base);
+    } else {
+      return Avx512Decoder<F, kStrict>::Run(p, end, out, cap, delta_base);
+    }
+  }
+};
+
 }  // namespace
 
 extern const KernelDescriptor kAvx512Kernel;
 const KernelDescriptor kAvx512Kernel = MakeKernelDescriptor<
-    Avx512Decoder, Avx512Sizer, Avx512TinyDecoder, Avx512BoundedTinyDecoder,
+    Avx512BlockDecoder, Avx512Sizer, Avx512TinyDecoder, Avx512BoundedTinyDecoder,
     Avx512BoundedTinyDecoder>(
     "avx512",
     "AVX-512 VBMI/VBMI2: 64-byte blocks, vpcompressb end offsets, vpermb gather, 16 (8) varints "

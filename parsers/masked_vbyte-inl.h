@@ -84,9 +84,8 @@ inline __m128i BroadcastLane32(__m128i v, int lane) {
 template <VarintFormat F>
 inline void Put2x64(__m128i v, int count, typename FormatTraits<F>::Out* out, __m128i* carry) {
   static_assert(k64Bit<F>, "64-bit formats only");
-  if constexpr (F == VarintFormat::kSInt64) {
-    v = ZigZag64(v);
-  } else if constexpr (F == VarintFormat::kDeltaUInt64) {
+  if constexpr (kZigZag64<F>) v = ZigZag64(v);  // sint64, and delta sint64's gaps.
+  if constexpr (FormatTraits<F>::kDelta) {
     v = _mm_add_epi64(v, _mm_slli_si128(v, 8));
     v = _mm_add_epi64(v, *carry);
     *carry = count == 2 ? _mm_unpackhi_epi64(v, v) : _mm_unpacklo_epi64(v, v);
@@ -434,7 +433,7 @@ struct MaskedVByteDecoder {
       Put4x32<F>(lo, count < 4 ? count : 4, out, carry);
       if (count > 4) Put4x32<F>(hi, count - 4, out + 4, carry);
     } else if constexpr (kBlended64) {
-      if constexpr (F == VarintFormat::kSInt64) {
+      if constexpr (kZigZag64<F>) {
         lo = ZigZag32(lo);
         hi = ZigZag32(hi);
       }

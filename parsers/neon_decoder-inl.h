@@ -81,11 +81,10 @@ struct NeonStore {
   // Two values in 64-bit lanes: full values (64-bit formats), or values of up to 35 bits.
   static void Two64(uint64x2_t v, int count, Out* out, Out* sum) {
     if constexpr (k64) {
-      if constexpr (F == VarintFormat::kSInt64) {
-        v = ZigZag64(v);
-      } else if constexpr (FormatTraits<F>::kDelta) {
+      if constexpr (kZigZag64<F>) v = ZigZag64(v);  // sint64, and delta sint64's gaps.
+      if constexpr (FormatTraits<F>::kDelta) {
         v = vaddq_u64(v, vextq_u64(vdupq_n_u64(0), v, 1));
-        v = vaddq_u64(v, vdupq_n_u64(*sum));
+        v = vaddq_u64(v, vdupq_n_u64(static_cast<uint64_t>(*sum)));
       }
       vst1q_u64(reinterpret_cast<uint64_t*>(out), v);
       if constexpr (FormatTraits<F>::kDelta) *sum = out[count - 1];
@@ -151,7 +150,7 @@ struct NeonStore {
   // One value of any size (the long path).
   static void One(uint64_t v, Out* out, Out* sum) {
     if constexpr (FormatTraits<F>::kDelta) {
-      *sum = static_cast<Out>(*sum + FormatTraits<F>::Convert(v));
+      *sum = WrappingAdd(*sum, FormatTraits<F>::Convert(v));
       *out = *sum;
     } else {
       *out = FormatTraits<F>::Convert(v);

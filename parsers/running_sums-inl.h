@@ -21,14 +21,14 @@ template <typename Out>
 inline void RunningSumsScalar(Out* out, size_t count, Out* sum) {
   Out acc = *sum;
   for (size_t i = 0; i < count; ++i) {
-    acc = static_cast<Out>(acc + out[i]);
+    acc = WrappingAdd(acc, out[i]);
     out[i] = acc;
   }
   *sum = acc;
 }
 
-// SumVector<Out>: the vector form's operations on gaps of type Out (uint32_t or uint64_t): kLanes
-// of them a vector; Sums(v), v's own running sums; Last(v), its last lane in every lane.
+// SumVector<Out>: the vector form's operations on gaps of type Out (uint32_t, uint64_t or int64_t):
+// kLanes of them a vector; Sums(v), v's own running sums; Last(v), its last lane in every lane.
 #ifdef __AVX2__
 template <typename Out>
 struct SumVector {
@@ -112,11 +112,13 @@ inline void RunningSumsInPlace(Out* out, size_t count, Out* sum) {
 }
 
 // The format whose values a delta format sums (the gaps): kUInt32 for kDeltaUInt32, kUInt64 for
-// kDeltaUInt64; F itself for the others. A decoder may store a stretch of a delta format's gaps as
-// this format would, then turn them into running sums in place (RunningSumsInPlace).
+// kDeltaUInt64, kSInt64 for kDeltaSInt64; F itself for the others. A decoder may store a stretch of
+// a delta format's gaps as this format would, then turn them into running sums in place
+// (RunningSumsInPlace).
 template <VarintFormat F>
 constexpr VarintFormat kGapFormat = F == VarintFormat::kDeltaUInt32   ? VarintFormat::kUInt32
                                     : F == VarintFormat::kDeltaUInt64 ? VarintFormat::kUInt64
+                                    : F == VarintFormat::kDeltaSInt64 ? VarintFormat::kSInt64
                                                                       : F;
 
 // Values per stretch of SumsAfterGaps: 16 KiB of 64-bit sums, in the L1 cache while summed.

@@ -181,7 +181,7 @@ inline void StoreFields(Fields f, typename FormatTraits<F>::Out* out) {
         _mm256_shuffle_ps(_mm256_castsi256_ps(f.lo), _mm256_castsi256_ps(f.hi), 0x88));
     Store8x32<F>(_mm256_permute4x64_epi64(halves, 0xD8), out);
   } else {
-    if constexpr (F == VarintFormat::kSInt64) {
+    if constexpr (kZigZag64<F>) {
       f.lo = ZigZag64(f.lo);
       f.hi = ZigZag64(f.hi);
     }

@@ -260,7 +260,7 @@ struct StepLoop {
           Out acc = *sum;
 #pragma GCC unroll 8
           for (int k = 0; k < kSlots; ++k) {
-            acc = static_cast<Out>(acc + Traits::Convert(v[k]));
+            acc = WrappingAdd(acc, Traits::Convert(v[k]));
             running[k] = acc;
             out[k] = acc;
           }

@@ -44,7 +44,7 @@ struct SveOneByteRuns {
       for (size_t i = 0; i < len; i += svcntd()) {
         const svbool_t pg = svwhilelt_b64_u64(i, len);
         svuint64_t v = svld1ub_u64(pg, p + i);
-        if constexpr (F == VarintFormat::kSInt64) v = ZigZag64(pg, v);
+        if constexpr (kZigZag64<F>) v = ZigZag64(pg, v);
         svst1_u64(pg, o + i, v);
       }
     }

@@ -120,7 +120,7 @@ inline void StoreOneByteValues(__m128i bytes, typename FormatTraits<F>::Out* out
         if constexpr (F == VarintFormat::kSInt32) x = ZigZag32(x);
       } else {
         x = _mm256_cvtepu8_epi64(part);
-        if constexpr (F == VarintFormat::kSInt64) x = ZigZag64(x);
+        if constexpr (kZigZag64<F>) x = ZigZag64(x);
       }
       _mm256_storeu_si256(to + i, x);
     };
@@ -146,7 +146,7 @@ inline void StoreOneByteValues(__m128i bytes, typename FormatTraits<F>::Out* out
       } else {
         __m128i low = _mm_unpacklo_epi32(x, _mm_setzero_si128());
         __m128i high = _mm_unpackhi_epi32(x, _mm_setzero_si128());
-        if constexpr (F == VarintFormat::kSInt64) {
+        if constexpr (kZigZag64<F>) {
           low = ZigZag64(low);
           high = ZigZag64(high);
         }
@@ -194,7 +194,7 @@ inline void StoreSixteenOneByteValues(const uint8_t* p, typename FormatTraits<F>
     } else {
       uint64x2_t y[2] = {vmovl_u32(vget_low_u32(x)), vmovl_high_u32(x)};
       for (uint64x2_t& v : y) {
-        if constexpr (F == VarintFormat::kSInt64) v = ZigZag64(v);
+        if constexpr (kZigZag64<F>) v = ZigZag64(v);
       }
       vst1q_u64(reinterpret_cast<uint64_t*>(to), y[0]);
       vst1q_u64(reinterpret_cast<uint64_t*>(to) + 2, y[1]);

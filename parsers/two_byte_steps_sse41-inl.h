@@ -178,7 +178,7 @@ struct Sse41Lanes {
                           _mm_cvtepu16_epi64(_mm_srli_si128(v, 8)),
                           _mm_cvtepu16_epi64(_mm_srli_si128(v, 12))};
       for (int i = 0; i < 4; ++i) {
-        if constexpr (F == VarintFormat::kSInt64) lanes[i] = ZigZag64(lanes[i]);
+        if constexpr (kZigZag64<F>) lanes[i] = ZigZag64(lanes[i]);
         _mm_storeu_si128(to + i, lanes[i]);
       }
     }

@@ -101,6 +101,26 @@ struct FormatTraits<VarintFormat::kDeltaUInt64> {
   static bool FitsStrict(uint64_t) { return true; }
 };
 
+template <>
+struct FormatTraits<VarintFormat::kDeltaSInt64> {
+  using Out = int64_t;
+  static constexpr bool kDelta = true;
+  static Out Convert(uint64_t v) { return FormatTraits<VarintFormat::kSInt64>::Convert(v); }
+  static bool FitsStrict(uint64_t) { return true; }
+};
+
+// Whether a format's values (a delta format's gaps) are the zigzag decodings of 64-bit varints:
+// sint64 and delta sint64. The vector forms test this, not the format, before their 64-bit zigzag.
+template <VarintFormat F>
+constexpr bool kZigZag64 = F == VarintFormat::kSInt64 || F == VarintFormat::kDeltaSInt64;
+
+// a + b modulo 2^32 or 2^64 (Out's width): the delta formats' running sums wrap, the signed ones'
+// too (computed unsigned, so never a signed overflow).
+template <typename Out>
+inline Out WrappingAdd(Out a, Out b) {
+  return static_cast<Out>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+
 // The delta formats decoded as gaps, then summed (SumsAfterGaps, DeltaAfterGaps).
 #include "parsers/running_sums-inl.h"
 
@@ -117,7 +137,7 @@ class OutputSink {
   // Stores the value of varint number i (0-based within this call).
   void Put(size_t i, uint64_t v) {
     if constexpr (Traits::kDelta) {
-      sum_ = static_cast<Out>(sum_ + Traits::Convert(v));
+      sum_ = WrappingAdd(sum_, Traits::Convert(v));
       out_[i] = sum_;
     } else {
       out_[i] = Traits::Convert(v);
@@ -192,17 +212,19 @@ constexpr KernelDescriptor MakeKernelDescriptor(
           {&Decoder<F::kBool, false>::Run, &Decoder<F::kBool, true>::Run},
           {&Decoder<F::kDeltaUInt32, false>::Run, &Decoder<F::kDeltaUInt32, true>::Run},
           {&Decoder<F::kDeltaUInt64, false>::Run, &Decoder<F::kDeltaUInt64, true>::Run},
+          {&Decoder<F::kDeltaSInt64, false>::Run, &Decoder<F::kDeltaSInt64, true>::Run},
       },
       {&Sizer<S::kUInt32>::Run, &Sizer<S::kInt32>::Run, &Sizer<S::kSInt32>::Run,
        &Sizer<S::kUInt64>::Run, &Sizer<S::kSInt64>::Run},
       {&Tiny<F::kInt32>::Run, &Tiny<F::kUInt32>::Run, &Tiny<F::kSInt32>::Run, &Tiny<F::kInt64>::Run,
        &Tiny<F::kUInt64>::Run, &Tiny<F::kSInt64>::Run, &Tiny<F::kBool>::Run,
-       &Tiny<F::kDeltaUInt32>::Run, &Tiny<F::kDeltaUInt64>::Run},
+       &Tiny<F::kDeltaUInt32>::Run, &Tiny<F::kDeltaUInt64>::Run, &Tiny<F::kDeltaSInt64>::Run},
       {NonDeltaEntry<BoundedTiny, F::kInt32>(), NonDeltaEntry<BoundedTiny, F::kUInt32>(),
        NonDeltaEntry<BoundedTiny, F::kSInt32>(), NonDeltaEntry<BoundedTiny, F::kInt64>(),
        NonDeltaEntry<BoundedTiny, F::kUInt64>(), NonDeltaEntry<BoundedTiny, F::kSInt64>(),
        NonDeltaEntry<BoundedTiny, F::kBool>(), NonDeltaEntry<BoundedTiny, F::kDeltaUInt32>(),
-       NonDeltaEntry<BoundedTiny, F::kDeltaUInt64>()},
+       NonDeltaEntry<BoundedTiny, F::kDeltaUInt64>(),
+       NonDeltaEntry<BoundedTiny, F::kDeltaSInt64>()},
       inline_below_bytes,
       short_payloads_direct,
       BoundedTiny<F::kUInt32>::kSpareValues,
@@ -210,6 +232,6 @@ constexpr KernelDescriptor MakeKernelDescriptor(
        NonDeltaEntry<Window, F::kSInt32>(), NonDeltaEntry<Window, F::kInt64>(),
        NonDeltaEntry<Window, F::kUInt64>(), NonDeltaEntry<Window, F::kSInt64>(),
        NonDeltaEntry<Window, F::kBool>(), NonDeltaEntry<Window, F::kDeltaUInt32>(),
-       NonDeltaEntry<Window, F::kDeltaUInt64>()},
+       NonDeltaEntry<Window, F::kDeltaUInt64>(), NonDeltaEntry<Window, F::kDeltaSInt64>()},
   };
 }

@@ -130,7 +130,7 @@ struct VarintLanes : VarintLaneWalk<VarintLanes<F, kMaxBytes>, F, kMaxBytes> {
 
   // Eight gathered values (in kStartLaneGathers' slot order; bits 32-34 in `high`) into out[0, 8).
   __attribute__((always_inline)) static void Store(__m256i low, __m256i high, Out* out) {
-    if constexpr (F == VarintFormat::kSInt64) {
+    if constexpr (kZigZag64<F>) {
       // Zigzag: the value shifted down one, its bits flipped where its low bit is set.
       const __m256i sign =
           _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_and_si256(low, _mm256_set1_epi32(1)));

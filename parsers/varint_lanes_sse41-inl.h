@@ -85,7 +85,7 @@ struct VarintLanesSse41 : VarintLaneWalk<VarintLanesSse41<F>, F, 5> {
         _mm_load_si128(reinterpret_cast<const __m128i*>(kHalfLaneGathers.control[starts]));
     low = _mm_shuffle_epi8(low, gather);
     high = _mm_shuffle_epi8(high, gather);
-    if constexpr (F == VarintFormat::kSInt64) {
+    if constexpr (kZigZag64<F>) {
       // Zigzag: the value shifted down one, its bits flipped where its low bit is set.
       const __m128i sign =
           _mm_sub_epi32(_mm_setzero_si128(), _mm_and_si128(low, _mm_set1_epi32(1)));

@@ -7,9 +7,10 @@ namespace testing {
 
 const std::vector<VarintFormat>& AllFormats() {
   static const auto* const formats = new std::vector<VarintFormat>{
-      VarintFormat::kInt32, VarintFormat::kUInt32,      VarintFormat::kSInt32,
-      VarintFormat::kInt64, VarintFormat::kUInt64,      VarintFormat::kSInt64,
-      VarintFormat::kBool,  VarintFormat::kDeltaUInt32, VarintFormat::kDeltaUInt64,
+      VarintFormat::kInt32,       VarintFormat::kUInt32,      VarintFormat::kSInt32,
+      VarintFormat::kInt64,       VarintFormat::kUInt64,      VarintFormat::kSInt64,
+      VarintFormat::kBool,        VarintFormat::kDeltaUInt32, VarintFormat::kDeltaUInt64,
+      VarintFormat::kDeltaSInt64,
   };
   return *formats;
 }
@@ -25,6 +26,7 @@ const char* FormatName(VarintFormat format) {
     case VarintFormat::kBool: return "bool";
     case VarintFormat::kDeltaUInt32: return "delta_uint32";
     case VarintFormat::kDeltaUInt64: return "delta_uint64";
+    case VarintFormat::kDeltaSInt64: return "delta_sint64";
   }
   return "?";
 }

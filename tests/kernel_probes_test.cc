@@ -110,7 +110,8 @@ const std::vector<uint64_t> kWithSix64 = {9, 4096, 17, 70000, uint64_t{1} << 35,
 
 // Whether a format's values are stored as 64-bit words (its running sums too).
 bool Stores64Bits(VarintFormat format) {
-  return Is64BitFormat(format) || format == VarintFormat::kDeltaUInt64;
+  return Is64BitFormat(format) || format == VarintFormat::kDeltaUInt64 ||
+         format == VarintFormat::kDeltaSInt64;
 }
 
 // The values a decode in `format` gives for the varints of `values`, as 64-bit words: zigzag
@@ -120,10 +121,14 @@ std::vector<uint64_t> Want(VarintFormat format, const std::vector<uint64_t>& val
   const bool is64 = Stores64Bits(format);
   std::vector<uint64_t> want;
   uint64_t sum = 0;
+  uint64_t zigzag_sum = 0;
   for (const uint64_t v : values) {
     sum += v;
+    zigzag_sum += static_cast<uint64_t>(ZigZagDecode64(v));
     uint64_t w = v;
-    if (format == VarintFormat::kSInt64) {
+    if (format == VarintFormat::kDeltaSInt64) {
+      w = zigzag_sum;
+    } else if (format == VarintFormat::kSInt64) {
       w = static_cast<uint64_t>(ZigZagDecode64(v));
     } else if (format == VarintFormat::kSInt32) {
       w = static_cast<uint64_t>(ZigZagDecode64(static_cast<uint32_t>(v)));
@@ -210,7 +215,8 @@ TEST_P(KernelProbesTest, DeltaFormatsSumTheirGapsInVectors) {
   for (const auto* cycle : {&kShort, &kWithFive}) {
     std::vector<uint32_t> values;
     const std::string payload = Payload(*cycle, 1000, &values);
-    for (const VarintFormat format : {VarintFormat::kDeltaUInt32, VarintFormat::kDeltaUInt64}) {
+    for (const VarintFormat format :
+         {VarintFormat::kDeltaUInt32, VarintFormat::kDeltaUInt64, VarintFormat::kDeltaSInt64}) {
       for (const bool strict : {false, true}) {
         SCOPED_TRACE(absl::StrCat("format ", static_cast<int>(format), strict ? " strict" : "",
                                   cycle == &kShort ? " one and two bytes" : " up to five"));
@@ -749,6 +755,44 @@ TEST(Avx512TwoByteLanesTest, ShortPayloadsOfTwoByteVarintsTakeSixteenBitLanes) {
   }
   CheckAvx512TwoBytePayloads<uint32_t>(VarintFormat::kUInt32);
   CheckAvx512TwoBytePayloads<uint64_t>(VarintFormat::kUInt64);
+}
+
+// avx512's block decoder takes lenient delta sint64 as its gaps (sint64, its own decoder), then
+// sums them in vectors (running_sums-inl.h: AVX2's, four 64-bit lanes; parsers/avx512.cc's
+// Avx512BlockDecoder); strict delta sint64, and the other delta formats, keep the sums fused into
+// its stores. 7,000 values, with the zigzag gaps' running sums checked.
+TEST(Avx512DeltaTest, DeltaSInt64SumsItsGapsInVectors) {
+  if (!DetectedCpu().Has(PBACCEL_PROBED_AVX512_FEATURES)) {
+    GTEST_SKIP() << "this CPU cannot run avx512";
+  }
+  for (const auto* cycle : {&kShort, &kWithFive}) {
+    std::vector<uint32_t> values;
+    const std::string payload = Payload(*cycle, 7000, &values);
+    const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+    const std::vector<uint64_t> want =
+        Want(VarintFormat::kDeltaSInt64, std::vector<uint64_t>(values.begin(), values.end()));
+    for (const VarintFormat format : {VarintFormat::kDeltaSInt64, VarintFormat::kDeltaUInt64}) {
+      for (const bool strict : {false, true}) {
+        SCOPED_TRACE(absl::StrCat("format ", static_cast<int>(format), strict ? " strict" : ""));
+        std::vector<uint64_t> out(values.size() + 64);
+        const uint64_t before = probes::running_sum_vectors;
+        const DecodeResult r =
+            kAvx512Kernel.Decoder(format, strict)(p, p + payload.size(), out.data(), out.size(), 0);
+        const uint64_t vectors = probes::running_sum_vectors - before;
+        ASSERT_EQ(r.status, DecodeStatus::kOk);
+        ASSERT_EQ(r.count, values.size());
+        if (format == VarintFormat::kDeltaSInt64) {
+          out.resize(values.size());
+          EXPECT_EQ(out, want);
+        }
+        if (format == VarintFormat::kDeltaSInt64 && !strict) {
+          EXPECT_GE(vectors, values.size() / 4 - 4);
+        } else {
+          EXPECT_EQ(vectors, 0u);
+        }
+      }
+    }
+  }
 }
 
 // avx512's tiny decoders store whole vectors where the room holds their lanes (on Zen 5 a store

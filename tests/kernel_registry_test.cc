@@ -188,7 +188,7 @@ TEST(KernelRegistryTest, SplitRuleCoversExactlyZen5AndTheMeasuredXeon) {
 // their block decoder routing between the two.
 bool SplitTakesAvx512(VarintFormat format) {
   return format == VarintFormat::kSInt64 || format == VarintFormat::kDeltaUInt32 ||
-         format == VarintFormat::kDeltaUInt64;
+         format == VarintFormat::kDeltaUInt64 || format == VarintFormat::kDeltaSInt64;
 }
 
 // avx512_bmi2 is exactly avx512's decoders for sint64 and the delta formats and bmi2's for the

@@ -237,6 +237,90 @@ TEST_P(PackedVarintApiTest, DeltaIsThePrefixSumFromInitial) {
   EXPECT_EQ(wrap.Get(1), 1u);
 }
 
+// Delta sint64 (OSM's coding): the running sums, from `initial`, of the gaps upstream reads from
+// the same payload as a packed sint64 field; long payloads (the kernels' vector sums) and short
+// ones, into a RepeatedField (empty, and reused with too little capacity) and into a span.
+TEST_P(PackedVarintApiTest, DeltaSInt64SumsTheGapsUpstreamReadsAsSInt64) {
+  std::mt19937_64 rng(11);
+  for (const char* name : {"W2", "len1to10", "1byte"}) {
+    const workloads::PayloadWorkload& w = *workloads::FindPayloadWorkload(name);
+    for (size_t n : {1, 3, 8, 15, 16, 17, 64, 100, 2047, 2048, 2049, 5000}) {
+      SCOPED_TRACE(absl::StrCat(name, " n=", n));
+      const std::string payload = testing::EncodePacked(workloads::GenerateWireValues(w, n, rng));
+      test::PackedFields upstream;
+      ASSERT_TRUE(upstream.ParseFromString(testing::LengthDelimitedField(6, payload)));
+      const int64_t initial = -5000000000;
+      std::vector<int64_t> want;
+      uint64_t sum = static_cast<uint64_t>(initial);
+      for (const int64_t gap : upstream.sint64s()) {
+        sum += static_cast<uint64_t>(gap);
+        want.push_back(static_cast<int64_t>(sum));
+      }
+      RepeatedField<int64_t> fresh;
+      ASSERT_TRUE(DecodePackedDeltaSInt64(payload, &fresh, initial).ok());
+      EXPECT_THAT(fresh, ::testing::ElementsAreArray(want));
+      RepeatedField<int64_t> reused;
+      reused.Add(42);
+      reused.Reserve(static_cast<int>(n / 2) + 1);
+      ASSERT_TRUE(DecodePackedDeltaSInt64(payload, &reused, initial).ok());
+      ASSERT_EQ(reused.size(), static_cast<int>(n) + 1);
+      EXPECT_EQ(reused.Get(0), 42);
+      EXPECT_TRUE(std::equal(want.begin(), want.end(), reused.begin() + 1));
+      std::vector<int64_t> span(n + 8);
+      ASSERT_EQ(*DecodePackedDeltaSInt64(payload, absl::MakeSpan(span), initial), n);
+      span.resize(n);
+      EXPECT_EQ(span, want);
+    }
+  }
+  // Sums wrap modulo 2^64 (an int64's range crossed both ways; no signed overflow under UBSan).
+  RepeatedField<int64_t> wrap;
+  const uint64_t plus_max = 0xFFFFFFFFFFFFFFFEu;   // zigzag(INT64_MAX)
+  const uint64_t minus_max = 0xFFFFFFFFFFFFFFFFu;  // zigzag(INT64_MIN)
+  ASSERT_TRUE(DecodePackedDeltaSInt64(
+                  Varint(plus_max) + Varint(2) + Varint(minus_max) + Varint(minus_max) + Varint(3),
+                  &wrap, 5)
+                  .ok());
+  EXPECT_THAT(
+      wrap, ::testing::ElementsAre(INT64_MIN + 4, INT64_MIN + 5, 5, 5 + INT64_MIN, INT64_MIN + 3));
+  // A malformed payload: upstream's error, nothing appended.
+  RepeatedField<int64_t> bad;
+  EXPECT_FALSE(DecodePackedDeltaSInt64(Varint(4) + "\x80", &bad).ok());
+  EXPECT_TRUE(bad.empty());
+}
+
+// The delta span forms decode a short payload's gaps with the bounded tiny decoder of the gaps'
+// format (sint64 for delta sint64, like an OSM way's refs) and sum them inline; a longer one (over
+// BoundedTinyPayloadBytes: 128 bytes) goes to the library's delta decoders. The sums from
+// `initial` either way; a malformed short payload is left to the library, which names the error.
+TEST_P(PackedVarintApiTest, ShortDeltaSpansTakeTheGapsBoundedTinyDecoder) {
+  const bool has_bounded = internal::ActiveKernel().BoundedTinyDecoder(VarintFormat::kSInt64);
+  ScopedCountingBoundedTinyDecoder counting(VarintFormat::kSInt64);
+  const std::vector<uint64_t> raw = {9876543210, 3, 300, 70000, 0, 127, 128};  // 15 bytes.
+  for (const int times : {1, 4, 8, 9, 20}) {
+    std::string payload;
+    for (int i = 0; i < times; ++i) payload += EncodePacked(raw);
+    const bool short_payload = payload.size() <= 128;
+    SCOPED_TRACE(absl::StrCat("bytes=", payload.size()));
+    const Expected e = ExpectedDecode(VarintFormat::kDeltaSInt64, payload, false, 77);
+    counting.ResetCalls();
+    std::vector<int64_t> out(e.values.size() + 8);
+    const absl::StatusOr<size_t> n = DecodePackedDeltaSInt64(payload, absl::MakeSpan(out), 77);
+    ASSERT_TRUE(n.ok()) << n.status();
+    ASSERT_EQ(*n, e.values.size());
+    for (size_t i = 0; i < *n; ++i) ASSERT_EQ(static_cast<uint64_t>(out[i]), e.values[i]) << i;
+    EXPECT_EQ(counting.calls(), short_payload ? 1 : 0);
+    EXPECT_EQ(counting.taken(), short_payload && has_bounded ? 1 : 0);
+  }
+  counting.ResetCalls();
+  int64_t out[16];
+  const absl::StatusOr<size_t> n =
+      DecodePackedDeltaSInt64(Varint(4) + Varint(6) + "\x80", absl::MakeSpan(out));
+  EXPECT_THAT(std::string(n.status().message()),
+              HasSubstr("packed varint payload of 3 bytes ends inside the varint starting at byte "
+                        "offset 2"));
+  EXPECT_EQ(counting.taken(), 0);
+}
+
 TEST_P(PackedVarintApiTest, EnumMatchesUpstreamOpenEnumField) {
   // proto3 open enum: upstream keeps every value, including unknown and negative ones.
   std::string payload;

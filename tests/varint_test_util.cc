@@ -46,7 +46,13 @@ bool FitsStrict(VarintFormat format, uint64_t v) {
 }
 
 bool IsDelta(VarintFormat f) {
-  return f == VarintFormat::kDeltaUInt32 || f == VarintFormat::kDeltaUInt64;
+  return f == VarintFormat::kDeltaUInt32 || f == VarintFormat::kDeltaUInt64 ||
+         f == VarintFormat::kDeltaSInt64;
+}
+
+// A delta format's gap for the varint value v, as 64 bits: delta sint64's is v's zigzag decoding.
+uint64_t Gap(VarintFormat f, uint64_t v) {
+  return f == VarintFormat::kDeltaSInt64 ? static_cast<uint64_t>(testing::ZigZagDecode64(v)) : v;
 }
 
 }  // namespace
@@ -89,7 +95,7 @@ Expected ExpectedDecode(VarintFormat format, absl::string_view payload, bool str
       return e;
     }
     if (IsDelta(format)) {
-      sum = Convert(format, sum + value);
+      sum = Convert(format, sum + Gap(format, value));
       e.values.push_back(sum);
     } else {
       e.values.push_back(Convert(format, value));
@@ -110,7 +116,8 @@ std::optional<std::vector<uint64_t>> UpstreamDecode(VarintFormat format, absl::s
     case VarintFormat::kUInt64:
     case VarintFormat::kDeltaUInt64: field_number = 4; break;
     case VarintFormat::kSInt32: field_number = 5; break;
-    case VarintFormat::kSInt64: field_number = 6; break;
+    case VarintFormat::kSInt64:
+    case VarintFormat::kDeltaSInt64: field_number = 6; break;
     case VarintFormat::kBool: field_number = 7; break;
   }
   test::PackedFields msg;
@@ -146,6 +153,7 @@ std::optional<std::vector<uint64_t>> UpstreamDecode(VarintFormat format, absl::s
       for (int32_t v : msg.sint32s()) push(static_cast<uint64_t>(static_cast<int64_t>(v)));
       break;
     case VarintFormat::kSInt64:
+    case VarintFormat::kDeltaSInt64:  // The gaps: upstream's values.
       for (int64_t v : msg.sint64s()) push(static_cast<uint64_t>(v));
       break;
     case VarintFormat::kBool:

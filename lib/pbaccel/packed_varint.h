@@ -126,10 +126,11 @@ using RepeatedField = google::protobuf::RepeatedField<T>;
   X(SInt64, kSInt64, int64_t)          \
   X(Bool, kBool, bool)                 \
   X(Enum, kInt32, int)
-// The same for the two delta pairs (their forms take the running sum's initial value too).
+// The same for the three delta pairs (their forms take the running sum's initial value too).
 #define PBACCEL_PACKED_DELTA_TYPES(X)    \
   X(DeltaUInt32, kDeltaUInt32, uint32_t) \
-  X(DeltaUInt64, kDeltaUInt64, uint64_t)
+  X(DeltaUInt64, kDeltaUInt64, uint64_t) \
+  X(DeltaSInt64, kDeltaSInt64, int64_t)
 
 // --- Append to a RepeatedField -------------------------------------------------------------------
 
@@ -160,6 +161,12 @@ absl::Status DecodePackedDeltaUInt32(absl::string_view payload, RepeatedField<ui
                                      uint32_t initial = 0, DecodeOptions options = {});
 absl::Status DecodePackedDeltaUInt64(absl::string_view payload, RepeatedField<uint64_t>* field,
                                      uint64_t initial = 0, DecodeOptions options = {});
+// Gaps stored as sint64 (zigzag), so they may be negative: OpenStreetMap's PBF codes its nodes'
+// ids, latitudes and longitudes and its ways' node references so. The values are the running sums
+// of the gaps' zigzag decodings, modulo 2^64 (an int64 wraps; no overflow is an error, as the
+// payload's own sint64 values are all valid).
+absl::Status DecodePackedDeltaSInt64(absl::string_view payload, RepeatedField<int64_t>* field,
+                                     int64_t initial = 0, DecodeOptions options = {});
 
 // --- Decode into a caller's buffer ---------------------------------------------------------------
 //
@@ -248,13 +255,35 @@ PBACCEL_PACKED_VARINT_TYPES(PBACCEL_DECLARE_SPAN_DECODER)
 PBACCEL_PACKED_VARINT_TYPES(PBACCEL_DECLARE_BUFFER_END_SPAN_DECODER)
 #undef PBACCEL_DECLARE_BUFFER_END_SPAN_DECODER
 
+namespace internal {
+
+// values[i] becomes initial + values[0] + ... + values[i], modulo 2^32 or 2^64 (T's width; an
+// int64 wraps too).
+template <typename T>
+inline void RunningSumsFrom(T initial, T* values, size_t n) {
+  uint64_t sum = static_cast<uint64_t>(initial);
+  for (size_t i = 0; i < n; ++i) {
+    sum += static_cast<uint64_t>(values[i]);
+    values[i] = static_cast<T>(sum);
+  }
+}
+
+}  // namespace internal
+
 // DecodePackedDeltaUInt32(payload, absl::Span<uint32_t> out, uint32_t initial = 0, options = {})
-// and its UInt64 twin: delta formats have no tiny decoder, so straight to the library.
-#define PBACCEL_DECLARE_DELTA_SPAN_DECODER(Name, Format, T)                                      \
-  inline absl::StatusOr<size_t> DecodePacked##Name(absl::string_view payload, absl::Span<T> out, \
-                                                   T initial = 0, DecodeOptions options = {}) {  \
-    return internal::DecodeIntoSpan(internal::VarintFormat::Format, payload, out.data(),         \
-                                    out.size(), initial, options);                               \
+// and its UInt64 and SInt64 twins: a short payload's gaps by the bounded tiny decoder of their
+// format (as the plain span forms take it), summed here; the rest by the library's delta decoders.
+#define PBACCEL_DECLARE_DELTA_SPAN_DECODER(Name, Format, T)                                       \
+  inline absl::StatusOr<size_t> DecodePacked##Name(absl::string_view payload, absl::Span<T> out,  \
+                                                   T initial = 0, DecodeOptions options = {}) {   \
+    constexpr internal::VarintFormat kGaps = internal::GapFormat(internal::VarintFormat::Format); \
+    const int n = internal::TryDecodeTinyInline(kGaps, payload, out.data(), out.size(), options); \
+    if (n >= 0) {                                                                                 \
+      internal::RunningSumsFrom(initial, out.data(), static_cast<size_t>(n));                     \
+      return static_cast<size_t>(n);                                                              \
+    }                                                                                             \
+    return internal::DecodeIntoSpan(internal::VarintFormat::Format, payload, out.data(),          \
+                                    out.size(), static_cast<uint64_t>(initial), options);         \
   }
 PBACCEL_PACKED_DELTA_TYPES(PBACCEL_DECLARE_DELTA_SPAN_DECODER)
 #undef PBACCEL_DECLARE_DELTA_SPAN_DECODER

@@ -74,8 +74,9 @@ enum class VarintFormat : uint8_t {
   kBool = 6,         // bool: value != 0.
   kDeltaUInt32 = 7,  // uint32_t: running sum of the low 32 bits (differential coding).
   kDeltaUInt64 = 8,  // uint64_t: running sum of the 64 bits.
+  kDeltaSInt64 = 9,  // int64_t: running sum of the zigzag decodings (OSM's ids and coordinates).
 };
-inline constexpr int kNumVarintFormats = 9;
+inline constexpr int kNumVarintFormats = 10;
 
 enum class DecodeStatus : uint8_t {
   kOk = 0,
@@ -153,6 +154,14 @@ inline constexpr int kBoundedTinySpareValues = 8;
 constexpr bool Is64BitFormat(VarintFormat format) {
   return format == VarintFormat::kInt64 || format == VarintFormat::kUInt64 ||
          format == VarintFormat::kSInt64;
+}
+// A delta format's gaps' format (the values it sums): uint32, uint64 or sint64; `format` itself
+// for the others.
+constexpr VarintFormat GapFormat(VarintFormat format) {
+  return format == VarintFormat::kDeltaUInt32   ? VarintFormat::kUInt32
+         : format == VarintFormat::kDeltaUInt64 ? VarintFormat::kUInt64
+         : format == VarintFormat::kDeltaSInt64 ? VarintFormat::kSInt64
+                                                : format;
 }
 constexpr int BoundedTinyPayloadBytes(VarintFormat format) {
   return Is64BitFormat(format) ? 128 : 64;
