@@ -111,15 +111,11 @@ inline void RunningSumsInPlace(Out* out, size_t count, Out* sum) {
   RunningSumsScalar(out, count, sum);
 }
 
-// The format whose values a delta format sums (the gaps): kUInt32 for kDeltaUInt32, kUInt64 for
-// kDeltaUInt64, kSInt64 for kDeltaSInt64; F itself for the others. A decoder may store a stretch of
-// a delta format's gaps as this format would, then turn them into running sums in place
-// (RunningSumsInPlace).
+// The format whose values a delta format sums (the gaps; kernel_abi.h's GapFormat): a decoder may
+// store a stretch of a delta format's gaps as this format would, then turn them into running sums
+// in place (RunningSumsInPlace).
 template <VarintFormat F>
-constexpr VarintFormat kGapFormat = F == VarintFormat::kDeltaUInt32   ? VarintFormat::kUInt32
-                                    : F == VarintFormat::kDeltaUInt64 ? VarintFormat::kUInt64
-                                    : F == VarintFormat::kDeltaSInt64 ? VarintFormat::kSInt64
-                                                                      : F;
+constexpr VarintFormat kGapFormat = GapFormat(F);
 
 // Values per stretch of SumsAfterGaps: 16 KiB of 64-bit sums, in the L1 cache while summed.
 constexpr size_t kGapStretch = 2048;
