@@ -135,8 +135,7 @@ const char* VetoUnlessSplitWins(const CpuInfo& cpu) {
 // kept, Zen 5 unmeasured (docs/kernels.md, "Delta formats: the gaps, then their sums"). Only
 // callers of the delta span and field forms decode them, not the generated parsers.
 constexpr bool SplitTakesAvx512(VarintFormat format) {
-  return format == VarintFormat::kSInt64 || format == VarintFormat::kDeltaUInt32 ||
-         format == VarintFormat::kDeltaUInt64 || format == VarintFormat::kDeltaSInt64;
+  return format == VarintFormat::kSInt64 || IsDeltaFormat(format);
 }
 
 // avx512_bmi2's block decoder for format F (strict if kStrict) where the split takes bmi2: bmi2's,

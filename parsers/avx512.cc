@@ -996,27 +996,14 @@ size_t CountTerminatorsAvx512(const uint8_t* p, const uint8_t* end) {
   return count;
 }
 
-// The block decoder: Avx512Decoder, but for lenient delta sint64, whose gaps it decodes and then
-// sums (running_sums-inl.h's SumsAfterGaps), faster than the sums fused into Emit on OSM's dense
-// ids and coordinates (docs/kernels.md, "Delta sint64: OSM's zigzag gaps").
-template <VarintFormat F, bool kStrict>
-struct Avx512BlockDecoder {
-  static DecodeResult Run(const uint8_t* p, const uint8_t* end, void* out, size_t cap,
-                          uint64_t delta_base) {
-    if constexpr (!kStrict && F == VarintFormat::kDeltaSInt64) {
-      return SumsAfterGaps<Avx512Decoder, F>::Run(p, end, out, cap, delta_base);
-    } else {
-      return Avx512Decoder<F, kStrict>::Run(p, end, out, cap, delta_base);
-    }
-  }
-};
-
 }  // namespace
 
 extern const KernelDescriptor kAvx512Kernel;
+// Lenient delta sint64 as its gaps, then their sums: faster than the sums fused into Emit on OSM's
+// dense ids and coordinates (docs/kernels.md, "Delta sint64: OSM's zigzag gaps").
 const KernelDescriptor kAvx512Kernel = MakeKernelDescriptor<
-    Avx512BlockDecoder, Avx512Sizer, Avx512TinyDecoder, Avx512BoundedTinyDecoder,
-    Avx512BoundedTinyDecoder>(
+    DeltaAfterGaps<Avx512Decoder, VarintFormat::kDeltaSInt64>::Decoder, Avx512Sizer,
+    Avx512TinyDecoder, Avx512BoundedTinyDecoder, Avx512BoundedTinyDecoder>(
     "avx512",
     "AVX-512 VBMI/VBMI2: 64-byte blocks, vpcompressb end offsets, vpermb gather, 16 (8) varints "
     "per step; all-one-byte blocks zero-extended; strict-mode range failures and 5+-byte bools "

@@ -145,15 +145,18 @@ struct SumsAfterGaps {
   }
 };
 
-// Decoder, with its lenient delta formats made SumsAfterGaps: DeltaAfterGaps<D>::Decoder is a
-// kernel's block decoder template for MakeKernelDescriptor.
-template <template <VarintFormat, bool> class D>
+// Decoder, with its lenient delta formats made SumsAfterGaps (only those of kOnly, where it names
+// any): DeltaAfterGaps<D>::Decoder is a kernel's block decoder template for MakeKernelDescriptor.
+template <template <VarintFormat, bool> class D, VarintFormat... kOnly>
 struct DeltaAfterGaps {
+  template <VarintFormat F>
+  static constexpr bool kTakes = sizeof...(kOnly) == 0 || ((F == kOnly) || ...);
+
   template <VarintFormat F, bool kStrict>
   struct Decoder {
     static DecodeResult Run(const uint8_t* p, const uint8_t* end, void* out, size_t cap,
                             uint64_t delta_base) {
-      if constexpr (FormatTraits<F>::kDelta && !kStrict) {
+      if constexpr (FormatTraits<F>::kDelta && !kStrict && kTakes<F>) {
         return SumsAfterGaps<D, F>::Run(p, end, out, cap, delta_base);
       } else {
         return D<F, kStrict>::Run(p, end, out, cap, delta_base);

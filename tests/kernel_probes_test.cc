@@ -109,10 +109,7 @@ const std::vector<uint64_t> kRefsLike = {uint64_t{1} << 34 | 12345, 2, 1, 600000
 const std::vector<uint64_t> kWithSix64 = {9, 4096, 17, 70000, uint64_t{1} << 35, 1, 16383, 77};
 
 // Whether a format's values are stored as 64-bit words (its running sums too).
-bool Stores64Bits(VarintFormat format) {
-  return Is64BitFormat(format) || format == VarintFormat::kDeltaUInt64 ||
-         format == VarintFormat::kDeltaSInt64;
-}
+bool Stores64Bits(VarintFormat format) { return Is64BitFormat(GapFormat(format)); }
 
 // The values a decode in `format` gives for the varints of `values`, as 64-bit words: zigzag
 // decoded (sint32 from the value's low 32 bits, as upstream), summed (the delta formats), cut to
@@ -759,8 +756,8 @@ TEST(Avx512TwoByteLanesTest, ShortPayloadsOfTwoByteVarintsTakeSixteenBitLanes) {
 
 // avx512's block decoder takes lenient delta sint64 as its gaps (sint64, its own decoder), then
 // sums them in vectors (running_sums-inl.h: AVX2's, four 64-bit lanes; parsers/avx512.cc's
-// Avx512BlockDecoder); strict delta sint64, and the other delta formats, keep the sums fused into
-// its stores. 7,000 values, with the zigzag gaps' running sums checked.
+// DeltaAfterGaps for that format only); strict delta sint64, and the other delta formats, keep the
+// sums fused into its stores. 7,000 values, with the zigzag gaps' running sums checked.
 TEST(Avx512DeltaTest, DeltaSInt64SumsItsGapsInVectors) {
   if (!DetectedCpu().Has(PBACCEL_PROBED_AVX512_FEATURES)) {
     GTEST_SKIP() << "this CPU cannot run avx512";

@@ -95,10 +95,8 @@ class KernelTest : public ::testing::TestWithParam<KernelEntry> {
                                      const) const {
     const bool has = (kernel().*of)(VarintFormat::kUInt32) != nullptr;
     for (VarintFormat format : AllFormats()) {
-      const bool delta = format == VarintFormat::kDeltaUInt32 ||
-                         format == VarintFormat::kDeltaUInt64 ||
-                         format == VarintFormat::kDeltaSInt64;
-      EXPECT_EQ((kernel().*of)(format) != nullptr, has && !delta) << FormatName(format);
+      EXPECT_EQ((kernel().*of)(format) != nullptr, has && !internal::IsDeltaFormat(format))
+          << FormatName(format);
     }
     return has;
   }
@@ -426,9 +424,9 @@ TEST_P(KernelTest, EveryWorkloadLarge) {
       const std::string payload = testing::EncodePacked(workloads::GenerateWireValues(w, n));
       Check(FormatFor(w.type), payload, false);
       Check(FormatFor(w.type), payload, true, /*check_upstream=*/false);
-      Check(VarintFormat::kDeltaUInt32, payload, false, /*check_upstream=*/false);
-      Check(VarintFormat::kDeltaUInt64, payload, false, /*check_upstream=*/false);
-      Check(VarintFormat::kDeltaSInt64, payload, false, /*check_upstream=*/false);
+      for (VarintFormat f : AllFormats()) {
+        if (internal::IsDeltaFormat(f)) Check(f, payload, false, /*check_upstream=*/false);
+      }
     }
   }
 }
@@ -472,8 +470,8 @@ TEST_P(KernelTest, DeltaFormatsCarryTheirSumsThroughLongPayloads) {
     const workloads::PayloadWorkload& w = *workloads::FindPayloadWorkload(name);
     const std::string whole = testing::EncodePacked(workloads::GenerateWireValues(w, 5000, rng));
     const std::string cut = whole.substr(0, whole.size() - 1) + "\x80";
-    for (VarintFormat f :
-         {VarintFormat::kDeltaUInt32, VarintFormat::kDeltaUInt64, VarintFormat::kDeltaSInt64}) {
+    for (VarintFormat f : AllFormats()) {
+      if (!internal::IsDeltaFormat(f)) continue;
       for (const std::string* payload : {&whole, &cut}) {
         const Expected want = ExpectedDecode(f, *payload, false, /*delta_base=*/1000);
         const absl::string_view guarded = guard_.CopyFlushEnd(*payload);

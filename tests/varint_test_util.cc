@@ -45,11 +45,6 @@ bool FitsStrict(VarintFormat format, uint64_t v) {
   }
 }
 
-bool IsDelta(VarintFormat f) {
-  return f == VarintFormat::kDeltaUInt32 || f == VarintFormat::kDeltaUInt64 ||
-         f == VarintFormat::kDeltaSInt64;
-}
-
 // A delta format's gap for the varint value v, as 64 bits: delta sint64's is v's zigzag decoding.
 uint64_t Gap(VarintFormat f, uint64_t v) {
   return f == VarintFormat::kDeltaSInt64 ? static_cast<uint64_t>(testing::ZigZagDecode64(v)) : v;
@@ -94,7 +89,7 @@ Expected ExpectedDecode(VarintFormat format, absl::string_view payload, bool str
       e.error_offset = i;
       return e;
     }
-    if (IsDelta(format)) {
+    if (internal::IsDeltaFormat(format)) {
       sum = Convert(format, sum + Gap(format, value));
       e.values.push_back(sum);
     } else {
@@ -127,7 +122,7 @@ std::optional<std::vector<uint64_t>> UpstreamDecode(VarintFormat format, absl::s
   std::vector<uint64_t> out;
   uint64_t sum = delta_base;
   auto push = [&](uint64_t bits) {
-    if (IsDelta(format)) {
+    if (internal::IsDeltaFormat(format)) {
       sum = Convert(format, sum + bits);
       out.push_back(sum);
     } else {

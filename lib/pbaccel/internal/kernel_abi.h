@@ -163,6 +163,8 @@ constexpr VarintFormat GapFormat(VarintFormat format) {
          : format == VarintFormat::kDeltaSInt64 ? VarintFormat::kSInt64
                                                 : format;
 }
+// Whether a format is a delta format (its values the running sums of its gaps).
+constexpr bool IsDeltaFormat(VarintFormat format) { return GapFormat(format) != format; }
 constexpr int BoundedTinyPayloadBytes(VarintFormat format) {
   return Is64BitFormat(format) ? 128 : 64;
 }
